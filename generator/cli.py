@@ -1,0 +1,314 @@
+"""The ``torchdeck`` command line: load, verify, then render.
+
+Exit codes: 0 ok; 1 a fact failed or an output could not be made; 2 bad input or usage.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from .errors import BuildError, ContentError
+from .loader import load_course
+from .model import Course
+from .text import LANGS
+from .verify import STATUSES, Verification, VerifyError, verify
+
+
+class Failure(click.ClickException):
+    """Exit code 1: a fact failed, or an output could not be made."""
+
+    exit_code = 1
+
+
+def common_options(command):
+    @click.option("--content", "content_dir", default="content", show_default=True,
+                  type=click.Path(file_okay=False), help="Folder of module YAML files (only it is loaded).")
+    @click.option("--out", "out_dir", default="build", show_default=True, type=click.Path(file_okay=False),
+                  help="Folder the outputs go to.")
+    @click.option("--lang", type=click.Choice(["en", "zh", "all"]), default="all", show_default=True)
+    @click.option("--module", "modules", multiple=True, metavar="NAME",
+                  help="Only this module (short or dotted name); repeatable.")
+    @click.option("--quiet", is_flag=True, help="Print only errors and the summary line.")
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        return command(*args, **kwargs)
+
+    return wrapper
+
+
+def verify_options(command):
+    @click.option("--python", "python", metavar="PATH", help="Check against the torch of another interpreter.")
+    @click.option("--timeout", default=10.0, show_default=True, help="Seconds a single check may run.")
+    @click.option("--no-cache", is_flag=True, help="Run every check afresh.")
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        return command(*args, **kwargs)
+
+    return wrapper
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="torchdeck")
+def main():
+    """Turn verified knowledge about torch.backends into an Anki deck, slides and quizzes."""
+
+
+# ------------------------------------------------------------------ helpers
+def load(content_dir: str, modules=()) -> Course:
+    """The course, or a clean exit 2 listing every problem of the input."""
+    try:
+        course = load_course(content_dir)
+    except ContentError as err:
+        for problem in err.problems:
+            click.echo(str(problem), err=True)
+        raise click.UsageError(f"{len(err.problems)} problem(s) in {content_dir}; nothing was written") from None
+    unknown = [m for m in modules if not course.select([m]).modules]
+    if unknown:
+        known = ", ".join(m.name for m in course.modules)
+        raise click.BadParameter(f"no module named {', '.join(unknown)} (known: {known})", param_hint="--module")
+    return course.select(modules)
+
+
+def run_verification(course: Course, *, python, timeout, no_cache, out_dir, quiet) -> Verification:
+    cache_dir = None if no_cache else Path(out_dir) / ".cache"
+    show_bar = not quiet and sys.stderr.isatty()
+    try:
+        if show_bar:
+            with click.progressbar(length=len(course.facts), label="verifying facts", file=sys.stderr) as bar:
+                return verify(course, python=python, timeout=timeout, cache_dir=cache_dir, progress=bar.update)
+        return verify(course, python=python, timeout=timeout, cache_dir=cache_dir)
+    except VerifyError as err:
+        raise Failure(str(err)) from None
+
+
+def report_problems(verification: Verification) -> None:
+    """Each failing or erroring fact, with where it was written; then exit 1."""
+    problems = verification.problems
+    if not problems:
+        return
+    click.echo(f"\n{'status':6}  {'fact':40}  where / detail", err=True)
+    for result in problems:
+        click.echo(f"{result.status:6}  {result.id:40}  {result.file}:{result.line}", err=True)
+        click.echo(f"{'':6}  {'':40}  {result.detail}", err=True)
+    raise Failure(f"{len(problems)} fact(s) did not hold against torch {verification.torch}; nothing was rendered")
+
+
+def counts_line(verification: Verification) -> str:
+    counts = verification.counts()
+    return ", ".join(f"{counts[s]} {s}" for s in STATUSES)
+
+
+def languages(lang: str) -> tuple[str, ...]:
+    return LANGS if lang == "all" else (lang,)
+
+
+def verified_course(content_dir, modules, out_dir, quiet, python=None, timeout=10.0, no_cache=False):
+    course = load(content_dir, modules)
+    verification = run_verification(course, python=python, timeout=timeout, no_cache=no_cache,
+                                     out_dir=out_dir, quiet=quiet)
+    report_problems(verification)
+    return course, verification
+
+
+def jobs(course, verification, lang, out_dir):
+    from .render.base import RenderJob
+
+    return [RenderJob(course, verification, code, Path(out_dir)) for code in languages(lang)]
+
+
+def finish(what: str, paths, started: float, verification: Verification) -> None:
+    for path in paths:
+        click.echo(f"  wrote {path}")
+    click.echo(f"{what}: {len(paths)} file(s), facts {counts_line(verification)} "
+               f"(torch {verification.torch}) in {time.perf_counter() - started:.1f}s")
+
+
+def guarded(function):
+    """Turn a failed output (BuildError) into exit code 1 with the tool's output."""
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except BuildError as err:
+            raise Failure(str(err)) from None
+
+    return wrapper
+
+
+# ----------------------------------------------------------------- commands
+@main.command("verify")
+@common_options
+@verify_options
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write results as JSON.")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False), help="Write a Markdown report.")
+def verify_command(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, json_path, report_path):
+    """Check every fact against the installed torch."""
+    from .atomic import atomic_write_text
+    from .report import markdown_report
+
+    started = time.perf_counter()
+    course = load(content_dir, modules)
+    verification = run_verification(course, python=python, timeout=timeout, no_cache=no_cache,
+                                    out_dir=out_dir, quiet=quiet)
+    if json_path:
+        atomic_write_text(json_path, json.dumps(verification.as_json(), indent=2, ensure_ascii=False) + "\n")
+    if report_path:
+        atomic_write_text(report_path, markdown_report(verification))
+    try:
+        report_problems(verification)
+    finally:
+        click.echo(f"verify: {len(verification.results)} facts: {counts_line(verification)} "
+                   f"(torch {verification.torch}, python {verification.python}) "
+                   f"in {time.perf_counter() - started:.2f}s")
+
+
+@main.command()
+@common_options
+@verify_options
+@click.option("--diff", is_flag=True, help="List notes added, changed and removed against content/deck.lock; write nothing.")
+@guarded
+def deck(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, diff):
+    """Build the Anki packages (one per language)."""
+    from .render import anki
+
+    started = time.perf_counter()
+    course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache)
+    lock = Path(content_dir) / "deck.lock"
+    if diff:
+        for job in jobs(course, verification, lang, out_dir):
+            click.echo(anki.diff(job, lock).describe())
+        return
+    paths = []
+    for job in jobs(course, verification, lang, out_dir):
+        paths += anki.render(job, lock)
+    finish("deck", paths, started, verification)
+
+
+@main.command()
+@common_options
+@verify_options
+@guarded
+def slides(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache):
+    """Build the workshop PowerPoint decks."""
+    from .render import slides as slides_renderer
+
+    started = time.perf_counter()
+    course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache)
+    paths = []
+    for job in jobs(course, verification, lang, out_dir):
+        paths += slides_renderer.render(job, per_module=bool(modules))
+    finish("slides", paths, started, verification)
+
+
+@main.command()
+@common_options
+@verify_options
+@click.option("--tag", "tags", multiple=True, help="Only questions with this tag; repeatable.")
+@click.option("--difficulty", type=click.IntRange(1, 3), help="Only questions of this difficulty.")
+@click.option("--count", type=click.IntRange(1), help="How many questions (default: all that match).")
+@click.option("--versions", default=3, show_default=True, type=click.IntRange(1, 26), help="Shuffled versions A, B, C, ...")
+@click.option("--seed", default=0, show_default=True, type=int, help="Same seed, same PDFs.")
+@click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True)
+@click.option("--title", help="Title printed on the sheets.")
+@guarded
+def quiz(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache,
+         tags, difficulty, count, versions, seed, paper, title):
+    """Build printable quiz sheets, answer keys and Moodle XML."""
+    from .render import quiz as quiz_renderer
+
+    started = time.perf_counter()
+    course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache)
+    options = quiz_renderer.QuizOptions(tags=tags, difficulty=difficulty, count=count, versions=versions,
+                                        seed=seed, paper=paper, title=title)
+    paths = []
+    for job in jobs(course, verification, lang, out_dir):
+        try:
+            paths += quiz_renderer.render(job, options)
+        except quiz_renderer.SelectionError as err:
+            raise click.UsageError(str(err)) from None
+    finish("quiz", paths, started, verification)
+
+
+@main.command()
+@common_options
+@verify_options
+@guarded
+def build(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache):
+    """Verify once, then build deck, slides and quizzes."""
+    from .render import anki, quiz as quiz_renderer, slides as slides_renderer
+
+    started = time.perf_counter()
+    course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache)
+    paths = []
+    for job in jobs(course, verification, lang, out_dir):
+        paths += anki.render(job, Path(content_dir) / "deck.lock")
+        paths += slides_renderer.render(job, per_module=bool(modules))
+        paths += quiz_renderer.render(job, quiz_renderer.QuizOptions())
+    finish("build", paths, started, verification)
+
+
+@main.command("lint")
+@common_options
+def lint_command(content_dir, out_dir, lang, modules, quiet):
+    """Check the content beyond the schema (translations, speaker notes); exit 1 on findings."""
+    from .lint import lint
+
+    course = load(content_dir, modules)
+    findings = lint(course)
+    if not quiet:
+        for finding in findings:
+            click.echo(str(finding))
+    click.echo(f"lint: {len(course.modules)} modules, {len(findings)} finding(s)")
+    if findings:
+        raise Failure(f"{len(findings)} lint finding(s)")
+
+
+@main.command("coverage")
+@common_options
+@click.option("--python", "python", metavar="PATH", help="Scan the torch of another interpreter.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the coverage as JSON.")
+@click.option("--fail-under", type=click.FloatRange(0, 100), help="Exit 1 when coverage is below this percent.")
+def coverage_command(content_dir, out_dir, lang, modules, quiet, python, json_path, fail_under):
+    """Public torch.backends names that no fact's check mentions."""
+    from .atomic import atomic_write_text
+    from .coverage import measure, scan_api
+
+    course = load(content_dir, modules)
+    try:
+        result = measure(course, scan_api(python))
+    except VerifyError as err:
+        raise Failure(str(err)) from None
+    if json_path:
+        atomic_write_text(json_path, json.dumps(result.as_json(), indent=2) + "\n")
+    if not quiet:
+        for name in result.uncovered:
+            click.echo(f"uncovered  {name}")
+        for name, reason in result.excluded.items():
+            click.echo(f"excluded   {name}: {reason}")
+    click.echo(f"coverage: {len(result.covered)}/{len(result.names) - len(result.excluded)} public names "
+               f"covered ({result.percent:.1f}%), {len(result.excluded)} excluded, torch {result.torch}")
+    if fail_under is not None and result.percent < fail_under:
+        raise Failure(f"coverage {result.percent:.1f}% is under {fail_under:g}%")
+
+
+@main.command("stats")
+@common_options
+@verify_options
+def stats_command(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache):
+    """Counts per module: facts by status, cards by kind, questions, lessons, missing translations."""
+    from .report import stats_table
+
+    course = load(content_dir, modules)
+    verification = run_verification(course, python=python, timeout=timeout, no_cache=no_cache,
+                                    out_dir=out_dir, quiet=quiet)
+    click.echo(stats_table(course, verification))
+
+
+if __name__ == "__main__":
+    main()

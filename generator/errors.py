@@ -1,0 +1,38 @@
+"""Errors that carry where in the content they come from."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with the input, located as ``file:line:col: field: message``."""
+
+    file: str
+    line: int
+    col: int
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}:{self.col}"
+        return f"{where}: {self.field}: {self.message}" if self.field else f"{where}: {self.message}"
+
+
+class ContentError(Exception):
+    """Bad input: every problem found in one run, reported together (exit code 2)."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = sorted(problems, key=lambda p: (p.file, p.line, p.col, p.field))
+        super().__init__(f"{len(self.problems)} problem(s) in the content")
+
+    def __str__(self) -> str:
+        return "\n".join(str(p) for p in self.problems)
+
+
+class BuildError(Exception):
+    """An output could not be made (exit code 1); ``output`` holds what a failed tool printed."""
+
+    def __init__(self, message: str, output: str = ""):
+        self.output = output
+        super().__init__(message if not output else f"{message}\n{output.rstrip()}")

@@ -1,0 +1,178 @@
+"""Load ``content/*.yaml`` into a validated :class:`Course`.
+
+YAML is parsed with libyaml (fast) into a node tree, so every value keeps its
+line and column; pydantic's error locations are mapped back onto them. All
+problems of a run are collected and raised together as one ContentError.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from .diagram_names import DIAGRAM_NAMES
+from .errors import ContentError, Problem
+from .model import Course, Module, Origin
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+Positions = dict[tuple, tuple[int, int]]
+
+
+def load_course(content_dir: str | Path) -> Course:
+    """Every module file of ``content_dir``, validated and cross-checked."""
+    folder = Path(content_dir)
+    if not folder.is_dir():
+        raise ContentError([Problem(str(folder), 0, 0, "", "no such content folder")])
+    files = sorted(folder.glob("*.yaml"))
+    if not files:
+        raise ContentError([Problem(str(folder), 0, 0, "", "no *.yaml module files in this folder")])
+    problems: list[Problem] = []
+    loaded: list[tuple[str, Module, Positions]] = []
+    for path in files:
+        result = _load_file(path, problems)
+        if result is not None:
+            loaded.append(result)
+    origins = _cross_check(loaded, problems)
+    if problems:
+        raise ContentError(problems)
+    modules = tuple(m for _, m, _ in sorted(loaded, key=lambda t: (t[1].order, t[1].module)))
+    return Course(modules, origins)
+
+
+def _load_file(path: Path, problems: list[Problem]):
+    name = str(path)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = path.read_bytes()[: err.start].count(b"\n") + 1
+        problems.append(Problem(name, line, 1, "", f"not UTF-8 text (byte {err.object[err.start]:#x})"))
+        return None
+    try:
+        node = yaml.compose(text, Loader=_Loader)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        message = " ".join(str(getattr(err, "problem", None) or err).split())
+        problems.append(Problem(name, line, col, "", f"invalid YAML: {message}"))
+        return None
+    positions: Positions = {}
+    errors_before = len(problems)
+    data = _to_python(node, (), positions, name, problems) if node is not None else None
+    if len(problems) > errors_before:
+        return None
+    if not isinstance(data, dict):
+        problems.append(Problem(name, 1, 1, "", "a module file is a mapping with at least 'module'"))
+        return None
+    try:
+        module = Module.model_validate(data)
+    except ValidationError as err:
+        problems.extend(_problem_from(e, data, positions, name) for e in err.errors())
+        return None
+    return name, module, positions
+
+
+def _to_python(node, path: tuple, positions: Positions, name: str, problems: list[Problem]):
+    """Plain Python data from a YAML node, recording each value's line and column."""
+    positions[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
+    if isinstance(node, yaml.MappingNode):
+        result = {}
+        for key_node, value_node in node.value:
+            key = _scalar(key_node)
+            if not isinstance(key, (str, int, float, bool)) or key is None:
+                problems.append(Problem(name, key_node.start_mark.line + 1, key_node.start_mark.column + 1,
+                                        _dotted(path), "keys must be plain words"))
+                continue
+            if key in result:
+                problems.append(Problem(name, key_node.start_mark.line + 1, key_node.start_mark.column + 1,
+                                        _dotted(path + (key,)), "duplicate key"))
+                continue
+            result[key] = _to_python(value_node, path + (key,), positions, name, problems)
+        return result
+    if isinstance(node, yaml.SequenceNode):
+        return [_to_python(item, path + (i,), positions, name, problems) for i, item in enumerate(node.value)]
+    return _scalar(node)
+
+
+_constructor = yaml.constructor.SafeConstructor()
+
+
+def _scalar(node):
+    if not isinstance(node, yaml.ScalarNode):
+        return node
+    if node.tag == "tag:yaml.org,2002:str":
+        return node.value
+    return _constructor.construct_object(node, deep=True)
+
+
+def _problem_from(error: dict, data, positions: Positions, name: str) -> Problem:
+    """A pydantic error located on the deepest YAML node its ``loc`` reaches."""
+    path: tuple = ()
+    node = data
+    for part in error["loc"]:
+        if isinstance(node, dict) and part in node:
+            node, path = node[part], path + (part,)
+        elif isinstance(node, list) and isinstance(part, int) and part < len(node):
+            node, path = node[part], path + (part,)
+        elif part == "is_" and isinstance(node, dict) and "is" in node:
+            node, path = node["is"], path + ("is",)
+    line, col = positions.get(path, (1, 1))
+    missing_key = error["loc"][-1] if error["type"] == "missing" and error["loc"] else None
+    field = _dotted(path + ((missing_key,) if isinstance(missing_key, str) else ()))
+    return Problem(name, line, col, field, _message(error))
+
+
+def _message(error: dict) -> str:
+    message = error["msg"].removeprefix("Value error, ")
+    if error["type"] == "extra_forbidden":
+        return "unknown key (a typo?)"
+    if error["type"] == "missing":
+        return "required key is missing"
+    return message
+
+
+def _dotted(path: tuple) -> str:
+    out = ""
+    for part in path:
+        part = "is" if part == "is_" else part
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _cross_check(loaded, problems: list[Problem]) -> dict[str, Origin]:
+    """Ids unique per kind across files, every reference resolved; returns each item's origin."""
+    origins: dict[str, Origin] = {}
+    seen: dict[tuple[str, str], Origin] = {}
+    modules_seen: dict[str, str] = {}
+    for name, module, positions in loaded:
+        if module.module in modules_seen:
+            problems.append(Problem(name, *positions[("module",)], "module",
+                                    f"{module.module} is already defined in {modules_seen[module.module]}"))
+        modules_seen[module.module] = name
+        for section in ("facts", "cards", "questions", "lessons"):
+            for index, item in enumerate(getattr(module, section)):
+                line, col = positions[(section, index)]
+                origin = Origin(name, line)
+                first = seen.get((section, item.id))
+                if first:
+                    problems.append(Problem(name, line, col, f"{section}[{index}].id",
+                                            f"duplicate id '{item.id}' (first defined at {first})"))
+                else:
+                    seen[(section, item.id)] = origin
+                    origins.setdefault(item.id, origin)
+    fact_ids = {item_id for section, item_id in seen if section == "facts"}
+    for name, module, positions in loaded:
+        for section in ("cards", "questions", "lessons"):
+            for index, item in enumerate(getattr(module, section)):
+                for ref_index, ref in enumerate(item.facts):
+                    if ref not in fact_ids:
+                        line, col = positions[(section, index, "facts", ref_index)]
+                        problems.append(Problem(name, line, col, f"{section}[{index}].facts[{ref_index}]",
+                                                f"no fact has the id '{ref}'"))
+        for index, lesson in enumerate(module.lessons):
+            for d_index, diagram in enumerate(lesson.diagrams):
+                if diagram not in DIAGRAM_NAMES:
+                    line, col = positions[("lessons", index, "diagrams", d_index)]
+                    problems.append(Problem(name, line, col, f"lessons[{index}].diagrams[{d_index}]",
+                                            f"unknown diagram '{diagram}' (known: {', '.join(DIAGRAM_NAMES)})"))
+    return origins

@@ -1,0 +1,310 @@
+"""The content model: what a module file in ``content/`` may hold.
+
+Every model forbids unknown keys, so a typo in a key is an error rather than a
+silently ignored field.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Annotated, Any, Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from .text import LocalText
+
+Id = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$", max_length=80)]
+Capability = Literal[
+    "cuda", "cudnn", "mps", "mkl", "mkldnn", "openmp", "opt_einsum",
+    "cusparselt", "kleidiai", "nnpack", "xnnpack",
+]
+CAPABILITIES: tuple[str, ...] = Capability.__args__
+CHECK_KINDS = ("exists", "absent", "default", "type", "signature", "expr", "snippet", "raises")
+TYPE_NAMES = ("bool", "int", "float", "str", "callable", "module", "class")
+Difficulty = Annotated[int, Field(ge=1, le=3)]
+Tag = Annotated[str, Field(pattern=r"^[A-Za-z0-9_:.+-]+$")]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+_COMPANIONS = {"default": "equals", "type": "is", "signature": "params", "raises": "error"}
+
+
+class Check(Strict):
+    """Exactly one check kind; its companion key (``equals``, ``is``, ...) where it has one."""
+
+    exists: Optional[str] = None
+    absent: Optional[str] = None
+    default: Optional[str] = None
+    equals: Any = None
+    type: Optional[str] = None
+    is_: Optional[Literal[TYPE_NAMES]] = Field(default=None, alias="is")
+    signature: Optional[str] = None
+    params: Optional[list[str]] = None
+    expr: Optional[str] = None
+    snippet: Optional[str] = None
+    raises: Optional[str] = None
+    error: Optional[str] = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$")
+
+    @model_validator(mode="after")
+    def _one_kind(self):
+        given = [k for k in CHECK_KINDS if getattr(self, k) is not None]
+        if len(given) != 1:
+            found = ", ".join(given) or "none"
+            raise ValueError(f"a check holds exactly one of {', '.join(CHECK_KINDS)} (found: {found})")
+        kind = given[0]
+        needed = _COMPANIONS.get(kind)
+        for field_name, key in (("equals", "equals"), ("is_", "is"), ("params", "params"), ("error", "error")):
+            given_here = field_name in self.model_fields_set
+            if given_here and key != needed:
+                raise ValueError(f"'{key}' does not belong to a '{kind}' check")
+            if key == needed and not given_here:
+                raise ValueError(f"a '{kind}' check needs '{key}'")
+        return self
+
+    @property
+    def kind(self) -> str:
+        return next(k for k in CHECK_KINDS if getattr(self, k) is not None)
+
+    @property
+    def target(self) -> str:
+        """The PATH or code the check is about."""
+        return getattr(self, self.kind)
+
+    def as_dict(self) -> dict:
+        """The check as written in YAML (the worker's input)."""
+        return self.model_dump(by_alias=True, exclude_unset=True)
+
+
+class Fact(Strict):
+    id: Id
+    claim: LocalText
+    check: Check
+    requires: list[Capability] = []
+    torch: Optional[str] = None
+    source: Optional[str] = None
+
+    @field_validator("torch")
+    @classmethod
+    def _valid_range(cls, value):
+        if value is not None:
+            from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+            try:
+                SpecifierSet(value)
+            except InvalidSpecifier:
+                raise ValueError(f"'{value}' is not a PEP 440 version range such as '>=2.4'") from None
+        return value
+
+
+class Option(Strict):
+    text: LocalText
+    correct: bool = False
+    why: LocalText
+
+
+class Quote(Strict):
+    text: LocalText
+    source: str = Field(pattern=r"^https?://")
+
+
+class CodeExample(Strict):
+    code: str = Field(min_length=1)
+    language: str = "python"
+    caption: Optional[LocalText] = None
+
+
+class Table(Strict):
+    columns: list[LocalText] = Field(min_length=1)
+    rows: list[list[LocalText]] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _rectangular(self):
+        for number, row in enumerate(self.rows, 1):
+            if len(row) != len(self.columns):
+                raise ValueError(f"row {number} has {len(row)} cells, the table has {len(self.columns)} columns")
+        return self
+
+
+class Lesson(Strict):
+    id: Id
+    title: LocalText
+    points: list[LocalText] = []
+    code: list[CodeExample] = []
+    table: Optional[Table] = None
+    quote: Optional[Quote] = None
+    analogy: Optional[LocalText] = None
+    diagrams: list[str] = []
+    notes: Optional[LocalText] = None
+    ask: Optional[LocalText] = None
+    minutes: int = Field(default=5, ge=1, le=60)
+    takeaway: Optional[LocalText] = None
+    facts: list[Id] = []
+
+
+class CardBase(Strict):
+    id: Id
+    tags: list[Tag] = []
+    difficulty: Difficulty = 1
+    facts: list[Id] = Field(min_length=1)
+    extra: Optional[LocalText] = None
+    source: Optional[Quote] = None
+
+
+class BasicCard(CardBase):
+    kind: Literal["basic"]
+    front: LocalText
+    back: LocalText
+
+
+class ReverseCard(CardBase):
+    kind: Literal["reverse"]
+    front: LocalText
+    back: LocalText
+
+
+class ClozeCard(CardBase):
+    kind: Literal["cloze"]
+    text: LocalText
+    back_extra: Optional[LocalText] = None
+
+    @field_validator("text")
+    @classmethod
+    def _has_deletions(cls, value):
+        import re
+
+        for lang, body in (("en", value.en), ("zh", value.zh)):
+            if body is not None and not re.search(r"\{\{c\d+::", body):
+                raise ValueError(f"the {lang} text has no cloze deletion such as {{{{c1::answer}}}}")
+        return value
+
+
+class McqCard(CardBase):
+    kind: Literal["mcq"]
+    question: LocalText
+    options: list[Option] = Field(min_length=2)
+
+    @model_validator(mode="after")
+    def _some_correct(self):
+        if not any(o.correct for o in self.options):
+            raise ValueError("an mcq card needs at least one correct option")
+        return self
+
+
+class CodeCard(CardBase):
+    kind: Literal["code"]
+    front: LocalText
+    code: str = Field(min_length=1)
+    language: str = "python"
+    back: LocalText
+
+
+Card = Annotated[
+    Union[BasicCard, ReverseCard, ClozeCard, McqCard, CodeCard], Field(discriminator="kind")
+]
+
+
+class Question(Strict):
+    id: Id
+    kind: Literal["single", "multi", "truefalse", "scenario"]
+    stem: LocalText
+    code: Optional[str] = None
+    language: str = "python"
+    options: list[Option] = Field(min_length=2)
+    points: int = Field(default=1, ge=1, le=20)
+    difficulty: Difficulty = 1
+    tags: list[Tag] = []
+    facts: list[Id] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _answer_shape(self):
+        correct = sum(o.correct for o in self.options)
+        if self.kind in ("single", "truefalse") and correct != 1:
+            raise ValueError(f"a {self.kind} question has exactly one correct option (found {correct})")
+        if self.kind == "truefalse" and len(self.options) != 2:
+            raise ValueError("a truefalse question has exactly two options")
+        if self.kind in ("multi", "scenario") and correct < 1:
+            raise ValueError(f"a {self.kind} question needs at least one correct option")
+        return self
+
+
+class Exclusion(Strict):
+    """A public name that no fact checks, and why (shown by ``torchdeck coverage``)."""
+
+    name: str = Field(pattern=r"^torch\.backends(\.\w+)+$")
+    reason: str = Field(min_length=10)
+
+
+class Module(Strict):
+    module: str = Field(pattern=r"^torch\.backends(\.[a-z_][a-z0-9_]*)*$")
+    title: Optional[LocalText] = None
+    summary: Optional[LocalText] = None
+    order: int = 1000
+    lessons: list[Lesson] = []
+    facts: list[Fact] = []
+    cards: list[Card] = []
+    questions: list[Question] = []
+    coverage_exclude: list[Exclusion] = []
+
+    @property
+    def name(self) -> str:
+        """Short name: ``cudnn`` for ``torch.backends.cudnn``, ``backends`` for the top level."""
+        return self.module.rsplit(".", 1)[-1]
+
+    def display_title(self, lang: str) -> str:
+        return self.title.get(lang) if self.title else self.module
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where an item was written: file and 1-based line."""
+
+    file: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Course:
+    """All loaded modules, in teaching order, with where each item came from."""
+
+    modules: tuple[Module, ...]
+    origins: dict[str, Origin] = field(default_factory=dict)
+
+    @property
+    def facts(self) -> list[Fact]:
+        return [f for m in self.modules for f in m.facts]
+
+    @property
+    def cards(self) -> list:
+        return [c for m in self.modules for c in m.cards]
+
+    @property
+    def questions(self) -> list[Question]:
+        return [q for m in self.modules for q in m.questions]
+
+    @property
+    def lessons(self) -> list[Lesson]:
+        return [lesson for m in self.modules for lesson in m.lessons]
+
+    def fact(self, fact_id: str) -> Fact:
+        return self._fact_index[fact_id]
+
+    @cached_property
+    def _fact_index(self) -> dict[str, Fact]:
+        return {f.id: f for f in self.facts}
+
+    def where(self, item_id: str) -> Origin:
+        return self.origins.get(item_id, Origin("?", 0))
+
+    def select(self, names) -> "Course":
+        """Only the modules named (short or dotted names); all when ``names`` is empty."""
+        if not names:
+            return self
+        wanted = set(names)
+        kept = tuple(m for m in self.modules if m.name in wanted or m.module in wanted)
+        return Course(kept, self.origins)

@@ -1,0 +1,1 @@
+"""Renderers: one thin module per output format, all reading the same verified course."""

@@ -1,0 +1,52 @@
+"""Human-readable reports: the Markdown verification report and the stats table."""
+from __future__ import annotations
+
+from collections import Counter
+
+from .lint import missing_translations
+from .model import Course
+from .verify import STATUSES, Verification
+
+
+def markdown_report(verification: Verification) -> str:
+    counts = verification.counts()
+    lines = [
+        "# torchdeck verification report", "",
+        f"- torch: `{verification.torch}`", f"- python: `{verification.python}`",
+        f"- date: {verification.date}",
+        "- capabilities: " + ", ".join(f"{k}={'yes' if v else 'no'}" for k, v in verification.capabilities.items()),
+        "- " + ", ".join(f"{counts[s]} {s}" for s in STATUSES), "",
+        "| status | fact | where | detail |", "| --- | --- | --- | --- |",
+    ]
+    order = {s: i for i, s in enumerate(("error", "fail", "skip", "pass"))}
+    for result in sorted(verification.results.values(), key=lambda r: (order[r.status], r.file, r.line)):
+        detail = result.detail.replace("|", "\\|")
+        lines.append(f"| {result.status} | `{result.id}` | {result.file}:{result.line} | {detail} |")
+    return "\n".join(lines) + "\n"
+
+
+def stats_table(course: Course, verification: Verification) -> str:
+    header = ["module", *STATUSES, "basic", "reverse", "cloze", "mcq", "code", "questions", "lessons", "no-zh"]
+    rows = []
+    totals = Counter()
+    for module in course.modules:
+        statuses = Counter(verification.results[f.id].status for f in module.facts)
+        kinds = Counter(c.kind for c in module.cards)
+        missing = sum(len(missing_translations(item)) for section in ("facts", "cards", "questions", "lessons")
+                      for item in getattr(module, section))
+        missing += sum(1 for t in (module.title, module.summary) if t is None or t.missing())
+        row = {"module": module.name, **{s: statuses[s] for s in STATUSES},
+               **{k: kinds[k] for k in ("basic", "reverse", "cloze", "mcq", "code")},
+               "questions": len(module.questions), "lessons": len(module.lessons), "no-zh": missing}
+        totals.update({k: v for k, v in row.items() if k != "module"})
+        rows.append(row)
+    rows.append({"module": "TOTAL", **totals})
+    widths = {h: max(len(h), *(len(str(r.get(h, 0))) for r in rows)) for h in header}
+    lines = ["  ".join(h.rjust(widths[h]) if h != "module" else h.ljust(widths[h]) for h in header)]
+    for row in rows:
+        lines.append("  ".join(str(row.get(h, 0)).rjust(widths[h]) if h != "module"
+                               else str(row[h]).ljust(widths[h]) for h in header))
+    cards = sum(totals[k] for k in ("basic", "reverse", "cloze", "mcq", "code"))
+    lines.append(f"stats: {len(course.modules)} modules, {sum(totals[s] for s in STATUSES)} facts, "
+                 f"{cards} cards, {totals['questions']} questions, {totals['lessons']} lessons")
+    return "\n".join(lines)

@@ -1,0 +1,231 @@
+"""Verify every fact against a torch: the worker runs the checks, a cache skips unchanged ones.
+
+The cache lives in ``build/.cache``. Its key is a fingerprint of the target
+interpreter taken *without* importing torch (Python version, torch's install
+path and ``torch/version.py``, which names version, git commit and CUDA build,
+plus the GPU device nodes), so a warm run never pays for ``import torch``.
+Each fact's entry is keyed by the hash of its check, requires and torch range.
+"""
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+from .atomic import atomic_write_text
+from .model import Course, Fact
+
+WORKER = Path(__file__).with_name("worker.py")
+STATUSES = ("pass", "fail", "skip", "error")
+
+_PROBE = r"""
+import hashlib, importlib.util, json, os, re, sys
+spec = importlib.util.find_spec("torch")
+if spec is None or not spec.origin:
+    print(json.dumps(None)); sys.exit(0)
+folder = os.path.dirname(spec.origin)
+try:
+    text = open(os.path.join(folder, "version.py")).read()
+except OSError:
+    text = ""
+match = re.search(r"__version__\s*=\s*['\"]([^'\"]+)", text)
+devices = sorted(d for d in os.listdir("/dev") if d.startswith(("nvidia", "kfd"))) if os.path.isdir("/dev") else []
+print(json.dumps({"python": "%d.%d.%d" % sys.version_info[:3], "torch": match.group(1) if match else "?",
+                  "build": hashlib.sha256((folder + text).encode()).hexdigest()[:16], "devices": devices,
+                  "visible": os.environ.get("CUDA_VISIBLE_DEVICES"), "platform": sys.platform}))
+"""
+
+
+class VerifyError(Exception):
+    """The checks could not run at all (no torch in that interpreter, a broken worker)."""
+
+
+@dataclass(frozen=True)
+class FactResult:
+    id: str
+    status: str
+    detail: str
+    file: str
+    line: int
+    needs: tuple[str, ...] = ()
+
+    def as_json(self) -> dict:
+        return {"id": self.id, "status": self.status, "detail": self.detail, "file": self.file, "line": self.line}
+
+
+@dataclass(frozen=True)
+class Verification:
+    """What the installed torch said of each fact; renderers read it to mark what is unverified."""
+
+    torch: str
+    python: str
+    capabilities: dict
+    date: str
+    results: dict[str, FactResult] = field(default_factory=dict)
+
+    def counts(self) -> dict[str, int]:
+        counts = dict.fromkeys(STATUSES, 0)
+        for result in self.results.values():
+            counts[result.status] += 1
+        return counts
+
+    @property
+    def problems(self) -> list[FactResult]:
+        return [r for r in self.results.values() if r.status in ("fail", "error")]
+
+    def unverified_needs(self, fact_ids) -> list[str]:
+        """What the facts behind an item lacked here (``['cuda']``); empty when all passed."""
+        needs: list[str] = []
+        for fact_id in fact_ids:
+            result = self.results.get(fact_id)
+            if result is None or result.status == "pass":
+                continue
+            for need in result.needs or ("torch-range",):
+                if need not in needs:
+                    needs.append(need)
+        return needs
+
+    def as_json(self) -> dict:
+        return {"torch": self.torch, "python": self.python, "capabilities": self.capabilities,
+                "date": self.date, "facts": [r.as_json() for r in self.results.values()]}
+
+
+def verify(course: Course, *, python: Optional[str] = None, timeout: float = 10.0,
+           cache_dir: Optional[Path] = Path("build/.cache"),
+           progress: Optional[Callable[[int], None]] = None) -> Verification:
+    """Check every fact of ``course``; ``cache_dir=None`` runs every check afresh."""
+    interpreter = python or sys.executable
+    env = probe(interpreter)
+    cache = _Cache(cache_dir, env) if cache_dir else None
+    facts = course.facts
+    results: dict[str, FactResult] = {}
+    to_run: list[Fact] = []
+    for fact in facts:
+        cached = cache.get(fact) if cache else None
+        if cached:
+            results[fact.id] = _result(course, fact, *cached)
+        elif _outside_range(fact, env["torch"]):
+            results[fact.id] = _result(course, fact, "skip", f"torch {env['torch']} is outside {fact.torch}", [])
+        else:
+            to_run.append(fact)
+    if progress and len(results):
+        progress(len(results))
+    hello = cache.hello if cache and cache.hello else None
+    if to_run:
+        hello = _run_worker(interpreter, to_run, timeout, course, results, progress)
+        if cache:
+            cache.store(hello, [(f, results[f.id]) for f in to_run])
+    if hello is None:  # every fact was outside its range, nothing ran
+        hello = {"torch": env["torch"], "python": env["python"], "capabilities": {}}
+    ordered = {f.id: results[f.id] for f in facts}
+    date = cache.oldest_date(facts) if cache else _today()
+    return Verification(hello["torch"], hello["python"], hello["capabilities"], date or _today(), ordered)
+
+
+def probe(interpreter: str) -> dict:
+    """The target's fingerprint, read without importing torch."""
+    try:
+        done = subprocess.run([interpreter, "-c", _PROBE], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise VerifyError(f"cannot run {interpreter}: {err}") from None
+    if done.returncode != 0:
+        raise VerifyError(f"{interpreter} failed to start:\n{done.stderr.strip()}")
+    env = json.loads(done.stdout)
+    if env is None:
+        raise VerifyError(f"{interpreter} has no torch installed (try: {interpreter} -m pip install torch==2.13.0)")
+    return env
+
+
+def _outside_range(fact: Fact, version: str) -> bool:
+    if not fact.torch:
+        return False
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        release = Version(version).public.split("+")[0]
+        return Version(release) not in SpecifierSet(fact.torch)
+    except InvalidVersion:
+        return False
+
+
+def _result(course: Course, fact: Fact, status: str, detail: str, needs) -> FactResult:
+    origin = course.where(fact.id)
+    return FactResult(fact.id, status, detail, origin.file, origin.line, tuple(needs))
+
+
+def _run_worker(interpreter, facts, timeout, course, results, progress) -> dict:
+    request = {"timeout": timeout,
+               "checks": [{"check": f.check.as_dict(), "requires": list(f.requires)} for f in facts]}
+    process = subprocess.Popen([interpreter, str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    process.stdin.write(json.dumps(request))
+    process.stdin.close()
+    hello = None
+    for line in process.stdout:
+        message = json.loads(line)
+        if "hello" in message:
+            hello = message["hello"]
+            continue
+        fact = facts[message["index"]]
+        needs = [c for c in fact.requires if not hello["capabilities"].get(c)] if message["status"] == "skip" else []
+        results[fact.id] = _result(course, fact, message["status"], message["detail"], needs)
+        if progress:
+            progress(1)
+    stderr = process.stderr.read()
+    process.wait()
+    if hello is None:
+        raise VerifyError(f"the fact-check worker failed under {interpreter}:\n{stderr.strip()[-2000:]}")
+    for fact in facts:
+        if fact.id not in results:
+            results[fact.id] = _result(course, fact, "error", f"the worker stopped early: {stderr.strip()[-300:]}", [])
+    return hello
+
+
+def _today() -> str:
+    return datetime.date.today().isoformat()
+
+
+class _Cache:
+    """One JSON file per interpreter fingerprint: ``{hello, facts: {key: [status, detail, needs, date]}}``."""
+
+    def __init__(self, folder: Path, env: dict):
+        name = hashlib.sha256(json.dumps(env, sort_keys=True).encode()).hexdigest()[:20]
+        self.path = Path(folder) / f"verify-{name}.json"
+        try:
+            data = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            data = {}
+        self.hello = data.get("hello")
+        self.entries: dict = data.get("facts", {})
+
+    @staticmethod
+    def key(fact: Fact) -> str:
+        body = json.dumps([fact.check.as_dict(), sorted(fact.requires), fact.torch], sort_keys=True)
+        return hashlib.sha256(body.encode()).hexdigest()[:24]
+
+    def get(self, fact: Fact):
+        entry = self.entries.get(self.key(fact))
+        if entry is None or self.hello is None:
+            return None
+        return entry[0], entry[1], entry[2]
+
+    def oldest_date(self, facts) -> Optional[str]:
+        dates = [self.entries[self.key(f)][3] for f in facts if self.key(f) in self.entries]
+        return min(dates) if dates else None
+
+    def store(self, hello: dict, fresh) -> None:
+        """Keep passes, fails and skips; errors (timeouts, crashes) are retried next run."""
+        self.hello = hello
+        today = _today()
+        for fact, result in fresh:
+            if result.status != "error":
+                self.entries[self.key(fact)] = [result.status, result.detail, list(result.needs), today]
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(self.path, json.dumps({"hello": hello, "facts": self.entries}))

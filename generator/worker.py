@@ -1,0 +1,400 @@
+"""Fact-check worker: imports torch once, then runs checks in forked children.
+
+Run as a plain script (``python worker.py``) so that any interpreter with torch
+can run it, even one without torchdeck installed: stdlib and torch only.
+
+Protocol: one JSON document on stdin ``{"checks": [{"check": {...},
+"requires": [...]}, ...], "timeout": 10}``; JSON lines on the original stdout,
+first ``{"hello": {...}}`` (torch, python, capabilities), then one
+``{"index": i, "status": ..., "detail": ...}`` per check.
+
+Isolation and faults: the parent imports torch and runs no check itself. A
+forked child runs the checks in order (``default`` checks first, while the
+child is pristine) and exits as soon as a check changed the backend state, so
+no later check can see that change; a fresh child takes over from the next
+check. A child that hangs past the timeout is killed, one that dies is
+reported as ``error``; either way a fresh child goes on with the rest.
+"""
+import inspect
+import json
+import os
+import select
+import signal
+import sys
+import time
+import traceback
+import warnings
+
+KIND_ORDER = {"default": 0, "exists": 1, "absent": 1, "type": 1, "signature": 1,
+              "expr": 2, "raises": 2, "snippet": 2}
+_MISSING = object()
+
+
+# ---------------------------------------------------------------- resolution
+def resolve(path):
+    """The object a dotted PATH names, importing submodules where needed."""
+    import importlib
+
+    parts = path.split(".")
+    obj = importlib.import_module(parts[0])
+    for i in range(1, len(parts)):
+        name = parts[i]
+        value = getattr(obj, name, _MISSING)
+        if value is _MISSING and isinstance(obj, type(sys)):
+            module_name = ".".join(parts[: i + 1])
+            try:
+                importlib.import_module(module_name)
+            except ModuleNotFoundError as err:
+                if err.name != module_name:
+                    raise
+            else:
+                value = getattr(obj, name, _MISSING)
+                if value is _MISSING:
+                    value = sys.modules.get(module_name, _MISSING)
+        if value is _MISSING:
+            raise AttributeError("'%s' has no attribute '%s'" % (".".join(parts[:i]), name))
+        obj = value
+    return obj
+
+
+def _type_matches(value, name):
+    if name == "bool":
+        return isinstance(value, bool)
+    if name == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if name == "float":
+        return isinstance(value, float)
+    if name == "str":
+        return isinstance(value, str)
+    if name == "callable":
+        return callable(value) and not inspect.isclass(value)
+    if name == "module":
+        return isinstance(value, type(sys))
+    if name == "class":
+        return inspect.isclass(value)
+    raise ValueError("unknown type name %r" % name)
+
+
+def _type_name(value):
+    for name in ("bool", "int", "float", "str", "module", "class", "callable"):
+        if _type_matches(value, name):
+            return name
+    return type(value).__name__
+
+
+def _equal(actual, expected):
+    """YAML values compare strictly: True is not 1; a non-YAML value compares by str()."""
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return type(actual) is type(expected) and actual == expected
+    if expected is None:
+        return actual is None
+    if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
+        return actual == expected
+    if isinstance(expected, str):
+        return actual == expected if isinstance(actual, str) else str(actual) == expected
+    if isinstance(expected, list) and isinstance(actual, (list, tuple)):
+        return len(actual) == len(expected) and all(_equal(a, e) for a, e in zip(actual, expected))
+    return actual == expected
+
+
+def _short(value):
+    text = repr(value)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _exception_matches(err, name):
+    return any(cls.__name__ == name or "%s.%s" % (cls.__module__, cls.__name__) == name
+               for cls in type(err).__mro__)
+
+
+def _run_code(code):
+    import torch
+
+    scope = {"torch": torch, "__name__": "__check__"}
+    exec(compile(code, "<check>", "exec"), scope)
+
+
+# ------------------------------------------------------------------- checks
+def run_check(check):
+    """(status, detail) for one check; exceptions of the checked code are results, not crashes."""
+    kind = next(k for k in KIND_ORDER if k in check)
+    target = check[kind]
+    if kind == "exists":
+        try:
+            resolve(target)
+        except (AttributeError, ImportError) as err:
+            return "fail", "expected %s to exist: %s" % (target, err)
+        return "pass", ""
+    if kind == "absent":
+        parent, _, name = target.rpartition(".")
+        try:
+            owner = resolve(parent)
+        except (AttributeError, ImportError) as err:
+            return "error", "cannot tell: the parent %s does not exist either (%s); a typo?" % (parent, err)
+        try:
+            resolve(target)
+        except (AttributeError, ImportError):
+            return "pass", ""
+        return "fail", "expected %s to be absent, but it exists (%s)" % (target, _short(owner))
+    if kind in ("default", "type", "signature"):
+        try:
+            value = resolve(target)
+        except (AttributeError, ImportError) as err:
+            return "fail", "%s does not exist: %s" % (target, err)
+        if kind == "default":
+            if _equal(value, check["equals"]):
+                return "pass", ""
+            return "fail", "expected %s == %s, actual %s" % (target, _short(check["equals"]), _short(value))
+        if kind == "type":
+            if _type_matches(value, check["is"]):
+                return "pass", ""
+            return "fail", "expected %s to be a %s, actual %s" % (target, check["is"], _type_name(value))
+        try:
+            params = list(inspect.signature(value).parameters)
+        except (TypeError, ValueError) as err:
+            return "fail", "%s has no inspectable signature: %s" % (target, err)
+        if params == list(check["params"]):
+            return "pass", ""
+        return "fail", "expected parameters %s, actual %s" % (check["params"], params)
+    if kind == "expr":
+        import torch
+
+        try:
+            value = eval(compile(target, "<check>", "eval"), {"torch": torch})
+        except Exception as err:
+            return "fail", "the expression raised %s: %s" % (type(err).__name__, err)
+        if value:
+            return "pass", ""
+        return "fail", "expected a truthy value, actual %s" % _short(value)
+    if kind == "snippet":
+        try:
+            _run_code(target)
+        except Exception as err:
+            return "fail", "the snippet raised %s: %s" % (type(err).__name__, err)
+        return "pass", ""
+    try:
+        _run_code(target)
+    except Exception as err:
+        if _exception_matches(err, check["error"]):
+            return "pass", ""
+        return "fail", "expected %s, actual %s: %s" % (check["error"], type(err).__name__, err)
+    return "fail", "expected %s, but the code raised nothing" % check["error"]
+
+
+# ------------------------------------------------------------- capabilities
+def detect_capabilities():
+    import torch
+    import torch.backends as b
+
+    def safe(fn):
+        try:
+            return bool(fn())
+        except Exception:
+            return False
+
+    def backend(name):
+        return resolve("torch.backends." + name)
+
+    return {
+        "cuda": safe(torch.cuda.is_available),
+        "cudnn": safe(lambda: torch.cuda.is_available() and b.cudnn.is_available()),
+        "mps": safe(lambda: backend("mps").is_available()),
+        "mkl": safe(lambda: backend("mkl").is_available()),
+        "mkldnn": safe(lambda: backend("mkldnn").is_available()),
+        "openmp": safe(lambda: backend("openmp").is_available()),
+        "opt_einsum": safe(lambda: backend("opt_einsum").is_available() and backend("opt_einsum").enabled),
+        "cusparselt": safe(lambda: backend("cusparselt").is_available()),
+        "kleidiai": safe(lambda: backend("kleidiai").is_available()),
+        "nnpack": safe(lambda: backend("nnpack").is_available()),
+        "xnnpack": safe(lambda: backend("xnnpack").enabled),
+    }
+
+
+# ------------------------------------------------------------------- state
+STATE_GETTERS = (
+    "torch.get_num_threads()", "torch.get_num_interop_threads()",
+    "torch.are_deterministic_algorithms_enabled()",
+    "torch.is_deterministic_algorithms_warn_only_enabled()",
+    "torch.get_float32_matmul_precision()", "torch.get_default_dtype()",
+    "torch.is_grad_enabled()", "torch.backends.cuda.preferred_linalg_library()",
+    "torch.backends.cuda.preferred_blas_library()",
+)
+STATE_FLAGS = (
+    "cudnn.enabled", "cudnn.benchmark", "cudnn.benchmark_limit", "cudnn.deterministic",
+    "cudnn.allow_tf32", "cudnn.fp32_precision", "cudnn.conv.fp32_precision", "cudnn.rnn.fp32_precision",
+    "cuda.matmul.allow_tf32", "cuda.matmul.allow_fp16_reduced_precision_reduction",
+    "cuda.matmul.allow_bf16_reduced_precision_reduction", "cuda.matmul.allow_fp16_accumulation",
+    "cuda.matmul.fp32_precision", "mkldnn.enabled", "mkldnn.deterministic", "mkldnn.allow_tf32",
+    "mkldnn.fp32_precision", "mkldnn.matmul.fp32_precision", "mkldnn.conv.fp32_precision",
+    "mkldnn.rnn.fp32_precision", "mkl.verbose", "fp32_precision", "opt_einsum.enabled",
+    "opt_einsum.strategy", "nnpack.enabled", "mha.fastpath_enabled" , "quantized.engine",
+    "miopen.immediate", "mps.enabled", "python_native.enabled", "kleidiai.enabled",
+)
+
+
+def snapshot():
+    """The global state a check could change; compared before and after each check."""
+    import torch  # noqa: F401 (used by the getters)
+
+    state = {}
+    for getter in STATE_GETTERS:
+        try:
+            state[getter] = repr(eval(getter))
+        except Exception as err:
+            state[getter] = "!" + type(err).__name__
+    for flag in STATE_FLAGS:
+        try:
+            state[flag] = repr(resolve("torch.backends." + flag))
+        except Exception as err:
+            state[flag] = "!" + type(err).__name__
+    sdp = ("flash", "mem_efficient", "math", "cudnn")
+    for name in sdp:
+        try:
+            state["sdp." + name] = repr(getattr(torch.backends.cuda, name + "_sdp_enabled")())
+        except Exception as err:
+            state["sdp." + name] = "!" + type(err).__name__
+    return state
+
+
+# ------------------------------------------------------------------ children
+def child_main(checks, start, out_fd):
+    """Run checks from ``start`` on; exit once one leaves the state changed."""
+    before = snapshot()
+    for index in range(start, len(checks)):
+        item = checks[index]
+        try:
+            status, detail = run_check(item["check"])
+        except BaseException as err:  # SystemExit, KeyboardInterrupt from checked code
+            status, detail = "error", "the check escaped: %s: %s" % (type(err).__name__, err)
+        after = snapshot()
+        dirty = after != before
+        line = json.dumps({"index": item["index"], "status": status, "detail": detail, "dirty": dirty})
+        os.write(out_fd, (line + "\n").encode())
+        if dirty:
+            os._exit(0)
+    os._exit(0)
+
+
+def _death_reason(status):
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = "signal %d" % number
+        return "the check killed its interpreter (%s)" % name
+    return "the check ended its interpreter (exit code %d)" % os.WEXITSTATUS(status)
+
+
+def supervise(checks, timeout, emit):
+    """Run every check in forked children; emit exactly one result per check."""
+    position = 0
+    while position < len(checks):
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read_fd)
+            child_main(checks, position, write_fd)
+        os.close(write_fd)
+        position = _collect(pid, read_fd, checks, position, timeout, emit)
+        os.close(read_fd)
+
+
+def _collect(pid, read_fd, checks, position, timeout, emit):
+    buffer = b""
+    deadline = time.monotonic() + timeout
+    while True:
+        remaining = deadline - time.monotonic()
+        ready, _, _ = select.select([read_fd], [], [], max(remaining, 0))
+        if not ready:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            emit(checks[position]["index"], "error", "timed out after %g s" % timeout)
+            return position + 1
+        chunk = os.read(read_fd, 65536)
+        if not chunk:
+            _, status = os.waitpid(pid, 0)
+            if position < len(checks):
+                emit(checks[position]["index"], "error", _death_reason(status))
+                return position + 1
+            return position
+        buffer += chunk
+        *lines, buffer = buffer.split(b"\n")
+        for line in lines:
+            result = json.loads(line)
+            emit(result["index"], result["status"], result["detail"])
+            position += 1
+            deadline = time.monotonic() + timeout
+            if result["dirty"]:  # the child exits now; a fresh one takes the next check
+                os.waitpid(pid, 0)
+                return position
+        if position >= len(checks):
+            os.waitpid(pid, 0)
+            return position
+
+
+# --------------------------------------------------------------------- main
+def main():
+    out = os.fdopen(os.dup(1), "w", buffering=1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)  # checked code that prints must not corrupt the protocol
+    os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
+    warnings.simplefilter("ignore")
+    request = json.load(sys.stdin)
+    import torch
+
+    def send(message):
+        out.write(json.dumps(message) + "\n")
+
+    capabilities = _in_child(detect_capabilities, request.get("timeout", 10))
+    send({"hello": {"torch": torch.__version__, "python": "%d.%d.%d" % sys.version_info[:3],
+                    "capabilities": capabilities}})
+    checks = []
+    for index, item in enumerate(request["checks"]):
+        missing = [c for c in item.get("requires", []) if not capabilities.get(c)]
+        if missing:
+            send({"index": index, "status": "skip", "detail": "needs %s (not available here)" % ", ".join(missing)})
+        else:
+            checks.append({"index": index, "check": item["check"]})
+    checks.sort(key=lambda c: KIND_ORDER[next(k for k in KIND_ORDER if k in c["check"])])
+    supervise(checks, float(request.get("timeout", 10)),
+              lambda index, status, detail: send({"index": index, "status": status, "detail": detail}))
+    out.flush()
+
+
+def _in_child(function, timeout):
+    """``function()``'s JSON result computed in a forked child, so CUDA is never initialised here."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_fd)
+        try:
+            os.write(write_fd, json.dumps(function()).encode())
+        finally:
+            os._exit(0)
+    os.close(write_fd)
+    data = b""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([read_fd], [], [], max(deadline - time.monotonic(), 0))
+        if not ready:
+            break
+        chunk = os.read(read_fd, 65536)
+        if not chunk:
+            break
+        data += chunk
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    os.waitpid(pid, 0)
+    os.close(read_fd)
+    return json.loads(data) if data else {}
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except Exception:
+        traceback.print_exc()
+        sys.exit(3)
