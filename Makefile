@@ -1,0 +1,64 @@
+# torchdeck: `make deck` sets itself up and builds the Anki deck; `make test` runs the tests.
+#
+#   PYTHON=/path/to/python   use that interpreter (and its torch) instead of .venv
+#   TORCH_SPEC=...           what to install when the interpreter has no torch
+#                            (default: the CPU build of 2.13.0; a torch already installed is kept)
+#   ARGS=...                 extra arguments for the torchdeck command, e.g. ARGS="--lang zh"
+
+TORCH_SPEC ?= torch==2.13.0
+ifeq ($(strip $(PYTHON)),)
+PY := .venv/bin/python
+STAMP := .venv/.torchdeck-installed
+else
+PY := $(PYTHON)
+STAMP := build/.torchdeck-installed-external
+endif
+TORCHDECK := $(PY) -m generator
+
+.PHONY: setup deck slides quiz all verify lint coverage stats test bench clean
+
+setup: $(STAMP)
+
+.venv/bin/python:
+	python3 -m venv .venv
+	.venv/bin/python -m pip install --quiet --upgrade pip
+
+# Install torch only where there is none (the point is to verify against the user's
+# torch), then torchdeck itself with the test extras, pinned to that torch.
+$(STAMP): pyproject.toml | $(if $(strip $(PYTHON)),,.venv/bin/python)
+	@$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install --quiet "$(TORCH_SPEC)"
+	$(PY) -m pip install --quiet -e ".[test]" "torch==$$($(PY) -c 'import torch; print(torch.__version__.split("+")[0])')"
+	@mkdir -p $(dir $(STAMP)) && touch $(STAMP)
+
+deck: $(STAMP)
+	$(TORCHDECK) deck $(ARGS)
+
+slides: $(STAMP)
+	$(TORCHDECK) slides $(ARGS)
+
+quiz: $(STAMP)
+	$(TORCHDECK) quiz $(ARGS)
+
+all: $(STAMP)
+	$(TORCHDECK) build $(ARGS)
+
+verify: $(STAMP)
+	$(TORCHDECK) verify $(ARGS)
+
+lint: $(STAMP)
+	$(TORCHDECK) lint $(ARGS)
+
+coverage: $(STAMP)
+	$(TORCHDECK) coverage $(ARGS)
+
+stats: $(STAMP)
+	$(TORCHDECK) stats $(ARGS)
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+bench: $(STAMP)
+	@status=0; for script in benchmarks/bench_*.py; do $(PY) $$script || status=1; done; exit $$status
+
+clean:
+	rm -rf build
