@@ -19,10 +19,11 @@ import warnings
 
 ModuleType = type(sys)
 _SKIP = {"TYPE_CHECKING", "annotations"}
+_ROOT = ["torch.backends"]  # the package being scanned; tests point it at a fake tree
 
 
 def _is_backends_object(value):
-    return type(value).__module__.startswith("torch.backends") and not isinstance(value, (type, ModuleType))
+    return type(value).__module__.startswith(_ROOT[0]) and not isinstance(value, (type, ModuleType))
 
 
 def _getattr_names(cls):
@@ -46,7 +47,7 @@ def _getattr_names(cls):
 def _class_names(cls, stop=(object, ModuleType)):
     names = []
     for klass in cls.__mro__:
-        if klass in stop or not klass.__module__.startswith("torch.backends"):
+        if klass in stop or not klass.__module__.startswith(_ROOT[0]):
             continue
         names += [k for k in vars(klass) if not k.startswith("_")]
     return names + _getattr_names(cls)
@@ -65,7 +66,7 @@ def _imported_constant(value, module_name):
     """True when another module holds this very object under the same name (``REMAINDER``)."""
     home = sys.modules.get(module_name)
     for name, holder in list(sys.modules.items()):
-        if holder is None or holder is home or name == module_name or name.startswith("torch.backends"):
+        if holder is None or holder is home or name == module_name or name.startswith(_ROOT[0]):
             continue
         for attr in (n for n, v in vars(home).items() if v is value):
             if getattr(holder, attr, None) is value and not isinstance(value, (bool, int)):
@@ -119,22 +120,28 @@ def scan_module(path, found, seen):
             found.add(child)
 
 
-def main():
-    warnings.simplefilter("ignore")
-    import torch
-    import torch.backends
-
-    for info in pkgutil.walk_packages(torch.backends.__path__, "torch.backends."):
-        if any(part.startswith("_") for part in info.name.split(".")[2:]):
+def scan(root):
+    """Public dotted names under the package ``root``, its public submodules imported first."""
+    _ROOT[0] = root
+    package = importlib.import_module(root)
+    depth = root.count(".") + 1
+    for info in pkgutil.walk_packages(package.__path__, root + "."):
+        if any(part.startswith("_") for part in info.name.split(".")[depth:]):
             continue
         try:
             importlib.import_module(info.name)
         except Exception:
             pass
     found = set()
-    scan_module("torch.backends", found, set())
-    public = [n for n in found if not any(p.startswith("_") for p in n.split("."))]
-    json.dump({"torch": torch.__version__, "names": sorted(public)}, sys.stdout)
+    scan_module(root, found, set())
+    return sorted(n for n in found if not any(p.startswith("_") for p in n.split(".")))
+
+
+def main():
+    warnings.simplefilter("ignore")
+    import torch
+
+    json.dump({"torch": torch.__version__, "names": scan("torch.backends")}, sys.stdout)
 
 
 if __name__ == "__main__":

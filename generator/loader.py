@@ -116,6 +116,8 @@ def _problem_from(error: dict, data, positions: Positions, name: str) -> Problem
             node, path = node[part], path + (part,)
         elif part == "is_" and isinstance(node, dict) and "is" in node:
             node, path = node["is"], path + ("is",)
+    if error["type"] == "union_tag_invalid" and isinstance(node, dict) and "kind" in node:
+        path += ("kind",)
     line, col = positions.get(path, (1, 1))
     missing_key = error["loc"][-1] if error["type"] == "missing" and error["loc"] else None
     field = _dotted(path + ((missing_key,) if isinstance(missing_key, str) else ()))

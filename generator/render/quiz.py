@@ -1,0 +1,188 @@
+"""Printable quiz handouts: a student sheet per version, an answer key, and Moodle XML.
+
+The questions reach ``templates/quiz.typ`` as JSON data (``sys.inputs.data``), so
+nothing in the content is ever read as Typst markup. Typst typesets the PDFs
+in-process; the document date is the verification date, so the same seed and
+content give byte-identical files.
+"""
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Sequence
+
+import typst
+
+from ..atomic import atomic_write_bytes
+from ..errors import BuildError
+from ..model import Question
+from .base import RenderJob
+from .moodle import moodle_xml
+from .quiz_select import SINGLE_ANSWER_KINDS, Placed, SelectionError, Version, letter, make_versions, select
+
+__all__ = ["QuizOptions", "SelectionError", "render"]
+
+TEMPLATE = Path(__file__).resolve().parents[2] / "templates" / "quiz.typ"
+LATIN_FONT = "Libertinus Serif"  # embedded in Typst: no system font needed for English
+CJK_FONT = "Noto Sans CJK SC"  # from the system (fonts-noto-cjk)
+MONO_FONT = "DejaVu Sans Mono"  # embedded in Typst
+PAPERS = {"a4": "a4", "letter": "us-letter"}
+WRITING_LINES = 4  # ruled lines under a scenario question
+
+WORDS = {
+    "en": {
+        "title": "torch.backends quiz",
+        "version": "Version {}",
+        "name": "Name", "class": "Class", "date": "Date", "score": "Score",
+        "total": "{questions} questions · {points} points in total",
+        "instructions": ("Tick the box of the one correct answer. Where a question says “select all that apply”, "
+                         "tick every correct answer. Scenario questions also ask you to explain your choice "
+                         "on the lines below them."),
+        "multi": "select all that apply",
+        "explain": "Explain your choice:",
+        "points": ("{} pt", "{} pts"),
+        "key": "Answer key",
+        "grid": "Correct letters per version",
+        "detail": "Every question: why each option is right or wrong, and the facts behind it",
+        "where": "number on sheet",
+        "facts": "Rests on",
+    },
+    "zh": {
+        "title": "torch.backends 测验",
+        "version": "{} 卷",
+        "name": "姓名", "class": "班级", "date": "日期", "score": "得分",
+        "total": "共 {questions} 题，总分 {points} 分",
+        "instructions": "单选题请勾选唯一正确的选项；标有“多选”的题目请勾选所有正确选项。情景题还需在题目下方的横线上写出理由。",
+        "multi": "多选",
+        "explain": "理由：",
+        "points": ("{} 分", "{} 分"),
+        "key": "答案",
+        "grid": "各卷正确选项",
+        "detail": "逐题解析：每个选项对错的理由及所依据的事实",
+        "where": "各卷题号",
+        "facts": "依据",
+    },
+}
+
+
+@dataclass(frozen=True)
+class QuizOptions:
+    """What ``torchdeck quiz`` asks for; the defaults are what ``torchdeck build`` prints."""
+
+    tags: tuple[str, ...] = ()
+    difficulty: Optional[int] = None
+    count: Optional[int] = None
+    versions: int = 3
+    seed: int = 0
+    paper: str = "a4"
+    title: Optional[str] = None
+
+
+def render(job: RenderJob, options: QuizOptions = QuizOptions()) -> list[Path]:
+    """Write ``quiz.<lang>.A.pdf`` ... , ``quiz.<lang>.key.pdf`` and ``quiz.<lang>.moodle.xml``."""
+    questions = select(job.course.questions, tags=options.tags, difficulty=options.difficulty,
+                       count=options.count, seed=options.seed)
+    versions = make_versions(questions, options.versions, options.seed)
+    title = options.title or WORDS[job.lang]["title"]
+    page = _page(job, options, title)
+    files = {job.output("quiz", f".{v.letter}.pdf"): typeset(sheet_data(job, v, page)) for v in versions}
+    files[job.output("quiz", ".key.pdf")] = typeset(key_data(job, questions, versions, page))
+    files[job.output("quiz", ".moodle.xml")] = moodle_xml(job, questions, title)
+    for path, data in files.items():
+        atomic_write_bytes(path, data)
+    return list(files)
+
+
+# ------------------------------------------------------------ template data
+def _page(job: RenderJob, options: QuizOptions, title: str) -> dict:
+    """What every document of the quiz shares: language, fonts, paper, date, words."""
+    year, month, day = (int(part) for part in job.verification.date.split("-"))
+    fonts = [LATIN_FONT, CJK_FONT] if job.lang == "zh" else [LATIN_FONT]
+    return {"lang": job.lang, "fonts": fonts, "mono_fonts": [MONO_FONT, *fonts[1:]],
+            "paper": PAPERS[options.paper], "date": [year, month, day], "title": title,
+            "words": WORDS[job.lang], "footer": job.verified_line()}
+
+
+def sheet_data(job: RenderJob, version: Version, page: dict) -> dict:
+    """The student sheet of one version."""
+    words = WORDS[job.lang]
+    points = sum(p.question.points for p in version.placed)
+    return {**page, "kind": "sheet", "version": words["version"].format(version.letter),
+            "total": words["total"].format(questions=len(version.placed), points=points),
+            "total_points": points,
+            "questions": [_sheet_question(job, number, placed) for number, placed in enumerate(version.placed, 1)]}
+
+
+def _sheet_question(job: RenderJob, number: int, placed: Placed) -> dict:
+    question = placed.question
+    words = WORDS[job.lang]
+    return {"number": number, "points": _points(job, question), "stem": job.t(question.stem),
+            "hint": "" if question.kind in SINGLE_ANSWER_KINDS else words["multi"],
+            "code": question.code, "language": question.language,
+            "options": [{"letter": letter(index), "text": job.t(option.text)}
+                        for index, option in enumerate(placed.options)],
+            "lines": WRITING_LINES if question.kind == "scenario" else 0}
+
+
+def key_data(job: RenderJob, questions: Sequence[Question], versions: Sequence[Version], page: dict) -> dict:
+    """The answer key: the letter grid of every version, then every question explained."""
+    words = WORDS[job.lang]
+    letters = [v.letter for v in versions]
+    grid = [[str(number), *(v.placed[number - 1].correct_letters for v in versions)]
+            for number in range(1, len(questions) + 1)]
+    return {**page, "kind": "key", "heading": f"{words['key']}: {page['title']}", "versions": letters,
+            "total": words["total"].format(questions=len(questions), points=sum(q.points for q in questions)),
+            "grid": grid, "questions": [_key_question(job, q, versions) for q in questions]}
+
+
+def _key_question(job: RenderJob, question: Question, versions: Sequence[Version]) -> dict:
+    placements = [next(p for p in v.placed if p.question.id == question.id) for v in versions]
+    where = " · ".join(f"{v.letter} {v.number_of(question)}" for v in versions)
+    return {"id": question.id, "points": _points(job, question), "where": where,
+            "stem": job.t(question.stem), "code": question.code, "language": question.language,
+            "options": [{"letters": [p.letter_of(index) for p in placements], "correct": option.correct,
+                         "text": job.t(option.text), "why": job.t(option.why)}
+                        for index, option in enumerate(question.options)],
+            "facts": [_fact(job, fact_id) for fact_id in question.facts],
+            "unverified": job.unverified_note(question.facts)}
+
+
+def _fact(job: RenderJob, fact_id: str) -> dict:
+    result = job.verification.results.get(fact_id)
+    return {"id": fact_id, "claim": job.t(job.course.fact(fact_id).claim),
+            "status": result.status if result else "unchecked"}
+
+
+def _points(job: RenderJob, question: Question) -> str:
+    one, many = WORDS[job.lang]["points"]
+    return (one if question.points == 1 else many).format(question.points)
+
+
+# ------------------------------------------------------------------- typst
+def typeset(data: dict) -> bytes:
+    """The PDF of ``templates/quiz.typ`` for ``data``; a Typst error or a missing font is a BuildError."""
+    payload = json.dumps(data, ensure_ascii=False, sort_keys=True)
+    try:
+        pdf, warnings = _compiler(TEMPLATE).compile_with_warnings(format="pdf", sys_inputs={"data": payload})
+    except typst.TypstError as err:
+        raise BuildError(f"Typst could not typeset {TEMPLATE.name}", _describe(err)) from None
+    for warning in warnings:
+        if "unknown font family" in warning.message:
+            family = warning.message.rsplit(":", 1)[-1].strip()
+            raise BuildError(f"the font '{family}' is not installed: Chinese quizzes need Noto Sans CJK "
+                             f"(install the fonts-noto-cjk package); nothing was printed with missing glyphs")
+    return pdf
+
+
+@functools.cache
+def _compiler(template: Path) -> typst.Compiler:
+    """One compiler per template: it scans the system fonts once, then reuses them for every PDF."""
+    return typst.Compiler(str(template), root=str(template.parent))
+
+
+def _describe(err: typst.TypstError) -> str:
+    lines = [getattr(err, "message", "") or str(err), getattr(err, "diagnostic", "") or ""]
+    lines += [f"hint: {hint}" for hint in getattr(err, "hints", None) or []]
+    return "\n".join(line for line in lines if line)

@@ -1,0 +1,211 @@
+"""The content model: valid files load, every kind of bad input is a clean file:line error."""
+from __future__ import annotations
+
+import copy
+import textwrap
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from generator.cli import main
+from generator.errors import ContentError
+from generator.loader import load_course
+
+VALID = {
+    "module": "torch.backends.demo",
+    "title": {"en": "Demo", "zh": "演示"},
+    "order": 5,
+    "lessons": [{"id": "demo-lesson", "title": "Lesson", "points": ["one"], "facts": ["demo-fact"]}],
+    "facts": [{"id": "demo-fact", "claim": "cudnn exists", "check": {"exists": "torch.backends.cudnn"}}],
+    "cards": [{"id": "demo-card", "kind": "basic", "front": "Q", "back": "A", "facts": ["demo-fact"]}],
+    "questions": [{
+        "id": "demo-q", "kind": "single", "stem": "Which?", "facts": ["demo-fact"],
+        "options": [{"text": "a", "correct": True, "why": "because"}, {"text": "b", "why": "not"}],
+    }],
+}
+
+
+def write(folder, name, data):
+    path = folder / name
+    path.write_text(data if isinstance(data, str) else yaml.safe_dump(data, allow_unicode=True, sort_keys=False))
+    return path
+
+
+def problems_for(folder):
+    with pytest.raises(ContentError) as caught:
+        load_course(folder)
+    return caught.value.problems
+
+
+def test_shipped_content_loads(course):
+    assert course.modules and course.facts
+    assert [m.order for m in course.modules] == sorted(m.order for m in course.modules)
+
+
+def test_a_file_with_only_module_and_facts_is_valid(tmp_path):
+    write(tmp_path, "x.yaml", {"module": "torch.backends.x", "facts": VALID["facts"]})
+    course = load_course(tmp_path)
+    assert course.facts[0].claim.get("zh") == "cudnn exists"  # falls back to English
+    assert str(course.where("demo-fact")) == f"{tmp_path / 'x.yaml'}:3"
+
+
+@pytest.mark.parametrize("text, line, field, message", [
+    ("module: torch.backends.x\nfacts:\n  - id: a\n    claim: c\n    check: {exists: torch}\n    sorce: x\n",
+     6, "facts[0].sorce", "unknown key"),
+    ("module: torch.backends.x\nfacts:\n  - id: a\n    claim: c\n", 3, "facts[0].check", "required key is missing"),
+    ("module: torch.backends.x\nfacts:\n  - id: a\n    claim: c\n    check: {default: torch.x}\n",
+     5, "facts[0].check", "needs 'equals'"),
+    ("module: torch.backends.x\nfacts:\n  - id: a\n    claim: c\n    check: {type: torch.x, is: lst}\n",
+     5, "facts[0].check.is", "Input should be"),
+    ("module: torch.backends.x\nfacts:\n  - id: a\n    claim: c\n    check: {exists: torch}\n    torch: '>>2'\n",
+     6, "facts[0].torch", "PEP 440"),
+    ("module: [1, 2]\n", 1, "module", "valid string"),
+    ("module: torch.backends.x\ncards:\n  - id: c\n    kind: clozed\n    facts: [a]\n", 4, "cards[0].kind", "does not match any of the expected tags"),
+    ("module: torch.backends.x\nfacts:\n  - id: a\n    claim: c\n    check: {exists: torch}\n  - id: a\n    claim: d\n"
+     "    check: {exists: torch}\n", 6, "facts[1].id", "duplicate id 'a'"),
+    ("module: torch.backends.x\nmodule: torch.backends.y\n", 2, "module", "duplicate key"),
+    ("module: torch.backends.x\nfacts: [\n", 3, "", "invalid YAML"),
+])
+def test_bad_input_names_file_line_and_field(tmp_path, text, line, field, message):
+    write(tmp_path, "bad.yaml", text)
+    problems = problems_for(tmp_path)
+    assert any(p.line == line and p.field == field and message in p.message for p in problems), problems
+    assert all(p.file.endswith("bad.yaml") for p in problems)
+
+
+def test_single_choice_needs_exactly_one_correct_option(tmp_path):
+    data = copy.deepcopy(VALID)
+    data["questions"][0]["options"][1]["correct"] = True
+    write(tmp_path, "q.yaml", data)
+    messages = [f"{p.field}: {p.message}" for p in problems_for(tmp_path)]
+    assert any(m.startswith("questions[0]: ") and "exactly one correct option (found 2)" in m for m in messages)
+
+
+def test_every_option_needs_a_why(tmp_path):
+    data = copy.deepcopy(VALID)
+    data["questions"][0]["options"][1].pop("why")
+    write(tmp_path, "q.yaml", data)
+    messages = [f"{p.field}: {p.message}" for p in problems_for(tmp_path)]
+    assert "questions[0].options[1].why: required key is missing" in messages
+
+
+def test_every_error_of_every_file_is_reported_together(tmp_path):
+    bad_ref = copy.deepcopy(VALID)
+    bad_ref["cards"][0]["facts"] = ["no-such-fact"]
+    write(tmp_path, "a.yaml", bad_ref)
+    write(tmp_path, "b.yaml", "module: torch.backends.b\ntitle: {en: x, fr: y}\n")
+    (tmp_path / "c.yaml").write_bytes(b"module: torch.backends.c\ntitle: \xff\xfe\n")
+    problems = problems_for(tmp_path)
+    assert {p.file.rsplit("/", 1)[-1] for p in problems} == {"a.yaml", "b.yaml", "c.yaml"}
+    assert any("no fact has the id 'no-such-fact'" in p.message for p in problems)
+    assert any(p.line == 2 and "UTF-8" in p.message for p in problems)
+
+
+def test_duplicate_ids_across_files_name_the_first(tmp_path):
+    write(tmp_path, "a.yaml", VALID)
+    other = copy.deepcopy(VALID)
+    other["module"] = "torch.backends.other"
+    write(tmp_path, "b.yaml", other)
+    messages = [p.message for p in problems_for(tmp_path)]
+    assert any("duplicate id 'demo-fact' (first defined at" in m and "a.yaml" in m for m in messages)
+
+
+def test_cli_exits_2_without_traceback_and_writes_nothing(tmp_path):
+    write(tmp_path, "bad.yaml", "module: torch.backends.x\nfacts:\n  - id: A B\n")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["deck", "--content", str(tmp_path), "--out", str(out)])
+    assert result.exit_code == 2
+    assert "bad.yaml:3:" in result.output and "Traceback" not in result.output
+    assert "problem(s)" in result.output
+    assert not out.exists()
+
+
+# ------------------------------------------------------------ property-based
+def _paths(data, prefix=()):
+    """Every (path, value) inside nested dicts and lists."""
+    yield prefix, data
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield from _paths(value, prefix + (key,))
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            yield from _paths(value, prefix + (index,))
+
+
+def _set(data, path, value):
+    target = data
+    for part in path[:-1]:
+        target = target[part]
+    target[path[-1]] = value
+
+
+STRING_PATHS = [p for p, v in _paths(VALID) if isinstance(v, str) and p[-1] not in ("en", "zh")
+                and p not in (("title",),)]
+REQUIRED_PATHS = [("module",), ("facts", 0, "id"), ("facts", 0, "check"), ("cards", 0, "front"),
+                  ("questions", 0, "options", 0, "why"), ("questions", 0, "stem"), ("lessons", 0, "title")]
+DICT_PATHS = [p for p, v in _paths(VALID) if isinstance(v, dict)]
+
+
+@st.composite
+def invalid_files(draw):
+    """Valid content turned invalid in one of several ways; returns the file's bytes."""
+    data = copy.deepcopy(VALID)
+    how = draw(st.sampled_from(["wrong-type", "missing-key", "unknown-key", "duplicate-id", "bad-bytes", "broken-yaml"]))
+    if how == "wrong-type":
+        path = draw(st.sampled_from(STRING_PATHS))
+        _set(data, path, draw(st.sampled_from([[1, 2], {"x": {"y": 1}}, 3.5, None, True])))
+    elif how == "missing-key":
+        path = draw(st.sampled_from(REQUIRED_PATHS))
+        target = data
+        for part in path[:-1]:
+            target = target[part]
+        del target[path[-1]]
+    elif how == "unknown-key":
+        path = draw(st.sampled_from(DICT_PATHS))
+        target = data
+        for part in path:
+            target = target[part]
+        target[draw(st.sampled_from(["sorce", "Claim", "kindd", "extra_field"]))] = "x"
+    elif how == "duplicate-id":
+        section = draw(st.sampled_from(["facts", "cards", "questions", "lessons"]))
+        data[section].append(copy.deepcopy(data[section][0]))
+    text = yaml.safe_dump(data, allow_unicode=True, sort_keys=False).encode()
+    if how == "bad-bytes":
+        cut = draw(st.integers(0, len(text)))
+        text = text[:cut] + draw(st.sampled_from([b"\xff", b"\xc3\x28", b"\x80\x80"])) + text[cut:]
+    elif how == "broken-yaml":
+        lines = text.split(b"\n")
+        index = draw(st.integers(0, len(lines) - 1))
+        lines.insert(index, draw(st.sampled_from([b"  - [unclosed", b"\tkey: value", b"key: {a: b", b": :"])))
+        text = b"\n".join(lines)
+    return how, text
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(invalid_files())
+def test_mutated_content_always_gives_a_clean_located_error(tmp_path, case):
+    how, text = case
+    (tmp_path / "m.yaml").write_bytes(text)
+    with pytest.raises(ContentError) as caught:
+        load_course(tmp_path)
+    assert caught.value.problems, how
+    for problem in caught.value.problems:
+        assert problem.file.endswith("m.yaml") and problem.line >= 1, (how, problem)
+        assert str(problem).startswith(f"{problem.file}:{problem.line}:{problem.col}: ")
+
+
+def test_cli_reports_mutations_with_exit_code_2(tmp_path):
+    (tmp_path / "m.yaml").write_text(textwrap.dedent("""\
+        module: torch.backends.x
+        facts:
+          - id: a
+            claim: 12
+            check: {exists: torch, equals: 1}
+    """))
+    result = CliRunner().invoke(main, ["verify", "--content", str(tmp_path), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2, result.output
+    assert "m.yaml:4:" in result.output and "m.yaml:5:" in result.output
+    assert "2 problem(s)" in result.output

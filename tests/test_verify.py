@@ -1,0 +1,232 @@
+"""Fact verification: every check kind, isolation, faults, skips, reports, cache, coverage."""
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from generator import verify as verify_module
+from generator.cli import main
+from generator.loader import load_course
+from generator.verify import verify
+
+CASES = {
+    # id: (check, expected status, extra fact keys)
+    "exists-pass": ({"exists": "torch.backends.xeon.run_cpu"}, "pass", {}),
+    "exists-fail": ({"exists": "torch.backends.mkl.is_enabled"}, "fail", {}),
+    "absent-pass": ({"absent": "torch.backends.openmp.is_enabled"}, "pass", {}),
+    "absent-fail": ({"absent": "torch.backends.cudnn.benchmark"}, "fail", {}),
+    "absent-typo-parent": ({"absent": "torch.backends.mkll.is_enabled"}, "error", {}),
+    "default-pass": ({"default": "torch.backends.cudnn.benchmark", "equals": False}, "pass", {}),
+    "default-fail": ({"default": "torch.backends.cudnn.enabled", "equals": False}, "fail", {}),
+    "default-strict-bool": ({"default": "torch.backends.cudnn.benchmark_limit", "equals": True}, "fail", {}),
+    "default-nested": ({"default": "torch.backends.cuda.matmul.allow_tf32", "equals": False}, "pass", {}),
+    "type-pass": ({"type": "torch.backends.cudnn.is_available", "is": "callable"}, "pass", {}),
+    "type-fail": ({"type": "torch.backends.cudnn.benchmark_limit", "is": "bool"}, "fail", {}),
+    "type-module": ({"type": "torch.backends.xnnpack", "is": "module"}, "pass", {}),
+    "signature-pass": ({"signature": "torch.backends.cuda.preferred_linalg_library", "params": ["backend"]}, "pass", {}),
+    "signature-fail": ({"signature": "torch.backends.cuda.preferred_linalg_library", "params": []}, "fail", {}),
+    "expr-pass": ({"expr": "torch.backends.cudnn.benchmark is False"}, "pass", {}),
+    "expr-fail": ({"expr": "torch.backends.cudnn.benchmark"}, "fail", {}),
+    "expr-raises": ({"expr": "1 / 0"}, "fail", {}),
+    "snippet-pass": ({"snippet": "x = torch.ones(2)\nassert x.sum() == 2\nprint('noise on stdout')"}, "pass", {}),
+    "snippet-fail": ({"snippet": "assert False, 'nope'"}, "fail", {}),
+    "raises-pass": ({"raises": "torch.backends.cuda.preferred_linalg_library('nope')", "error": "RuntimeError"}, "pass", {}),
+    "raises-base-class": ({"raises": "raise KeyError('x')", "error": "LookupError"}, "pass", {}),
+    "raises-wrong": ({"raises": "raise KeyError('x')", "error": "TypeError"}, "fail", {}),
+    "raises-nothing": ({"raises": "x = 1", "error": "ValueError"}, "fail", {}),
+    "mutate": ({"snippet": "torch.backends.cudnn.benchmark = True\ntorch.set_num_threads(77)"}, "pass", {}),
+    "after-mutate": ({"expr": "torch.backends.cudnn.benchmark is False and torch.get_num_threads() != 77"}, "pass", {}),
+    "hangs": ({"snippet": "while True: pass"}, "error", {}),
+    "aborts": ({"snippet": "import os; os.abort()"}, "error", {}),
+    "exits": ({"snippet": "import os; os._exit(7)"}, "error", {}),
+    "system-exit": ({"snippet": "raise SystemExit(3)"}, "error", {}),
+    "needs-cuda": ({"expr": "torch.cuda.device_count() > 0"}, "skip", {"requires": ["cuda"]}),
+    "old-torch-only": ({"absent": "torch.backends.cudnn.nothing"}, "skip", {"torch": "<2.0"}),
+    "in-range": ({"exists": "torch.backends.cudnn"}, "pass", {"torch": ">=2.4"}),
+}
+# `default` reads a pristine interpreter even though "mutate" flips the flag first in file order
+CASES["default-after-mutate"] = ({"default": "torch.backends.cudnn.benchmark", "equals": False}, "pass", {})
+
+
+def write_content(folder, cases):
+    facts = [{"id": fact_id, "claim": f"claim {fact_id}", "check": check, **extra}
+             for fact_id, (check, _, extra) in cases.items()]
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "t.yaml").write_text(yaml.safe_dump({"module": "torch.backends.t", "facts": facts}, sort_keys=False))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory):
+    folder = write_content(tmp_path_factory.mktemp("content"), CASES)
+    course = load_course(folder)
+    return course, verify(course, timeout=2, cache_dir=None)
+
+
+@pytest.mark.parametrize("fact_id", list(CASES))
+def test_each_check_kind(checked, fact_id):
+    _, verification = checked
+    result = verification.results[fact_id]
+    assert result.status == CASES[fact_id][1], result
+    assert result.file.endswith("t.yaml") and result.line > 0
+
+
+def test_failures_show_expected_and_actual(checked):
+    results = checked[1].results
+    assert "expected torch.backends.cudnn.enabled == False, actual True" in results["default-fail"].detail
+    assert "expected parameters [], actual ['backend']" in results["signature-fail"].detail
+    assert "timed out after 2 s" in results["hangs"].detail
+    assert "SIGABRT" in results["aborts"].detail
+    assert "exit code 7" in results["exits"].detail
+    assert "needs cuda" in results["needs-cuda"].detail and results["needs-cuda"].needs == ("cuda",)
+    assert "outside <2.0" in results["old-torch-only"].detail
+    assert "a typo?" in results["absent-typo-parent"].detail
+
+
+def test_environment_is_reported(checked):
+    verification = checked[1]
+    import torch
+
+    assert verification.torch == torch.__version__
+    assert verification.python == "%d.%d.%d" % sys.version_info[:3]
+    assert set(verification.capabilities) >= {"cuda", "cudnn", "mps", "mkl", "mkldnn", "openmp", "opt_einsum",
+                                              "cusparselt", "kleidiai", "nnpack", "xnnpack"}
+    assert verification.capabilities["cuda"] is torch.cuda.is_available()
+
+
+def test_unverified_needs_lists_missing_capabilities(checked):
+    verification = checked[1]
+    assert verification.unverified_needs(["exists-pass"]) == []
+    assert verification.unverified_needs(["exists-pass", "needs-cuda"]) == ["cuda"]
+
+
+def test_cache_reruns_only_changed_facts(tmp_path, monkeypatch):
+    cases = {k: CASES[k] for k in ("exists-pass", "default-pass", "expr-pass")}
+    content = write_content(tmp_path / "content", cases)
+    cache = tmp_path / "cache"
+    ran = []
+    real = verify_module._run_worker
+
+    def spy(interpreter, facts, *args):
+        ran.append(sorted(f.id for f in facts))
+        return real(interpreter, facts, *args)
+
+    monkeypatch.setattr(verify_module, "_run_worker", spy)
+    first = verify(load_course(content), cache_dir=cache)
+    second = verify(load_course(content), cache_dir=cache)
+    assert ran == [["default-pass", "exists-pass", "expr-pass"]]
+    assert first.results == second.results and second.capabilities == first.capabilities
+    changed = dict(cases, **{"expr-pass": ({"expr": "torch.backends.cudnn.enabled"}, "pass", {})})
+    write_content(tmp_path / "content", changed)
+    third = verify(load_course(content), cache_dir=cache)
+    assert ran[-1] == ["expr-pass"] and third.counts()["pass"] == 3
+
+
+def test_cli_verify_json_report_and_exit_code(tmp_path):
+    content = write_content(tmp_path / "content", {k: CASES[k] for k in ("exists-pass", "default-fail", "needs-cuda")})
+    json_path, report = tmp_path / "r.json", tmp_path / "r.md"
+    result = CliRunner().invoke(main, ["verify", "--content", str(content), "--out", str(tmp_path / "b"),
+                                       "--json", str(json_path), "--report", str(report), "--python", sys.executable])
+    assert result.exit_code == 1, result.output
+    assert "default-fail" in result.output and "t.yaml:" in result.output
+    assert "1 pass, 1 fail, 1 skip, 0 error" in result.output
+    data = json.loads(json_path.read_text())
+    assert set(data) >= {"torch", "python", "capabilities", "facts"}
+    assert [set(f) for f in data["facts"]] == [{"id", "status", "detail", "file", "line"}] * 3
+    assert {f["id"]: f["status"] for f in data["facts"]} == {"exists-pass": "pass", "default-fail": "fail",
+                                                              "needs-cuda": "skip"}
+    assert "| fail | `default-fail` |" in report.read_text()
+
+
+def test_a_python_without_torch_is_a_clear_error(tmp_path):
+    content = write_content(tmp_path / "content", {"exists-pass": CASES["exists-pass"]})
+    result = CliRunner().invoke(main, ["verify", "--content", str(content), "--python", "/usr/bin/python3",
+                                       "--no-cache"])
+    if result.exit_code == 0:
+        pytest.skip("the system python has torch installed")
+    assert result.exit_code == 1 and "has no torch installed" in result.output
+
+
+FAKE_TREE = {
+    "fakeb/__init__.py": """
+        import sys, types
+        class PropModule(types.ModuleType):
+            def __init__(self, m, name):
+                super().__init__(name)
+                self.m = m
+            def __getattr__(self, attr):
+                return self.m.__getattribute__(attr)
+        def flags(): pass
+    """,
+    "fakeb/alpha/__init__.py": """
+        import sys, os
+        from typing import Optional
+        from fakeb import PropModule
+        LIMIT = 10
+        def is_available(): return True
+        class _Matmul:
+            def __getattr__(self, name):
+                if name == "allow_fast":
+                    return True
+                raise AttributeError(name)
+        matmul = _Matmul()
+        class AlphaModule(PropModule):
+            @property
+            def enabled(self): return True
+        sys.modules[__name__] = AlphaModule(sys.modules[__name__], __name__)
+    """,
+    "fakeb/beta/__init__.py": "def version(): return 1\n",
+    "fakeb/beta/tool.py": "def main(): pass\n",
+    "fakeb/_private/__init__.py": "def hidden(): pass\n",
+}
+
+
+def test_coverage_scans_a_fake_module_tree(tmp_path, monkeypatch):
+    for relative, source in FAKE_TREE.items():
+        path = tmp_path / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(source))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from generator import api_scan
+
+    names = api_scan.scan("fakeb")
+    assert names == sorted([
+        "fakeb.PropModule", "fakeb.alpha", "fakeb.alpha.AlphaModule", "fakeb.alpha.LIMIT", "fakeb.alpha.enabled",
+        "fakeb.alpha.is_available", "fakeb.alpha.matmul", "fakeb.alpha.matmul.allow_fast", "fakeb.beta",
+        "fakeb.beta.tool", "fakeb.beta.tool.main", "fakeb.beta.version", "fakeb.flags",
+    ])
+
+
+def test_coverage_measures_mentions_and_exclusions(tmp_path):
+    from generator.coverage import measure
+
+    (tmp_path / "c.yaml").write_text(textwrap.dedent("""\
+        module: torch.backends.cudnn
+        facts:
+          - {id: a, claim: x, check: {default: torch.backends.cudnn.benchmark, equals: false}}
+          - {id: b, claim: y, check: {expr: "torch.backends.cuda.matmul.allow_tf32 is False"}}
+        coverage_exclude:
+          - {name: torch.backends.cudnn.rnn, reason: "internal helper module of the RNN code"}
+    """))
+    api = {"torch": "x", "names": ["torch.backends.cudnn", "torch.backends.cudnn.benchmark",
+                                   "torch.backends.cuda.matmul", "torch.backends.cuda.matmul.allow_tf32",
+                                   "torch.backends.cudnn.rnn", "torch.backends.mps"]}
+    result = measure(load_course(tmp_path), api)
+    assert result.uncovered == ("torch.backends.mps",)
+    assert result.excluded == {"torch.backends.cudnn.rnn": "internal helper module of the RNN code"}
+    assert result.percent == pytest.approx(80.0)
+
+
+def test_coverage_of_the_real_torch_finds_nested_namespaces():
+    from generator.coverage import scan_api
+
+    names = set(scan_api()["names"])
+    assert {"torch.backends.cuda.matmul.allow_tf32", "torch.backends.cudnn.rnn", "torch.backends.mkldnn.matmul",
+            "torch.backends.fp32_precision", "torch.backends.flags", "torch.backends.disable_global_flags",
+            "torch.backends.xeon.run_cpu", "torch.backends.xnnpack.enabled"} <= names
+    assert not {n for n in names if n.endswith((".torch", ".Optional", ".contextlib", ".sys"))}
