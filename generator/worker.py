@@ -10,9 +10,11 @@ first ``{"hello": {...}}`` (torch, python, capabilities), then one
 
 Isolation and faults: the parent imports torch and runs no check itself. A
 forked child runs the checks in order (``default`` checks first, while the
-child is pristine) and exits as soon as a check changed the backend state, so
-no later check can see that change; a fresh child takes over from the next
-check. A child that hangs past the timeout is killed, one that dies is
+child is pristine). After each check it compares the global state (every
+backend flag, threads, determinism, matmul precision, default dtype, SDPA
+switches) with the state before; what changed is put back, and where that does
+not restore it exactly the child exits, so no later check can see the change; a
+fresh child takes over from the next check. A child that hangs past the timeout is killed, one that dies is
 reported as ``error``; either way a fresh child goes on with the rest.
 """
 import inspect
@@ -211,63 +213,103 @@ def detect_capabilities():
 
 
 # ------------------------------------------------------------------- state
-STATE_GETTERS = (
-    "torch.get_num_threads()", "torch.get_num_interop_threads()",
-    "torch.are_deterministic_algorithms_enabled()",
-    "torch.is_deterministic_algorithms_warn_only_enabled()",
-    "torch.get_float32_matmul_precision()", "torch.get_default_dtype()",
-    "torch.is_grad_enabled()", "torch.backends.cuda.preferred_linalg_library()",
-    "torch.backends.cuda.preferred_blas_library()",
-)
-STATE_FLAGS = (
+FLAGS = (
     "cudnn.enabled", "cudnn.benchmark", "cudnn.benchmark_limit", "cudnn.deterministic",
     "cudnn.allow_tf32", "cudnn.fp32_precision", "cudnn.conv.fp32_precision", "cudnn.rnn.fp32_precision",
     "cuda.matmul.allow_tf32", "cuda.matmul.allow_fp16_reduced_precision_reduction",
     "cuda.matmul.allow_bf16_reduced_precision_reduction", "cuda.matmul.allow_fp16_accumulation",
     "cuda.matmul.fp32_precision", "mkldnn.enabled", "mkldnn.deterministic", "mkldnn.allow_tf32",
     "mkldnn.fp32_precision", "mkldnn.matmul.fp32_precision", "mkldnn.conv.fp32_precision",
-    "mkldnn.rnn.fp32_precision", "mkl.verbose", "fp32_precision", "opt_einsum.enabled",
-    "opt_einsum.strategy", "nnpack.enabled", "mha.fastpath_enabled" , "quantized.engine",
-    "miopen.immediate", "mps.enabled", "python_native.enabled", "kleidiai.enabled",
+    "mkldnn.rnn.fp32_precision", "fp32_precision", "opt_einsum.enabled", "opt_einsum.strategy",
+    "nnpack.enabled", "quantized.engine", "miopen.immediate", "xnnpack.enabled", "cudnn.depthwise_kernel",
 )
 
 
-def snapshot():
-    """The global state a check could change; compared before and after each check."""
-    import torch  # noqa: F401 (used by the getters)
+def _global_state():
+    """(name, read, restore) for process-wide settings outside torch.backends' flags."""
+    import torch
 
-    state = {}
-    for getter in STATE_GETTERS:
-        try:
-            state[getter] = repr(eval(getter))
-        except Exception as err:
-            state[getter] = "!" + type(err).__name__
-    for flag in STATE_FLAGS:
-        try:
-            state[flag] = repr(resolve("torch.backends." + flag))
-        except Exception as err:
-            state[flag] = "!" + type(err).__name__
-    sdp = ("flash", "mem_efficient", "math", "cudnn")
-    for name in sdp:
-        try:
-            state["sdp." + name] = repr(getattr(torch.backends.cuda, name + "_sdp_enabled")())
-        except Exception as err:
-            state["sdp." + name] = "!" + type(err).__name__
+    cuda = resolve("torch.backends.cuda")
+    mha = resolve("torch.backends.mha")
+    state = [
+        ("num_threads", torch.get_num_threads, torch.set_num_threads),
+        ("interop_threads", torch.get_num_interop_threads, torch.set_num_interop_threads),
+        ("deterministic", lambda: (torch.are_deterministic_algorithms_enabled(),
+                                   torch.is_deterministic_algorithms_warn_only_enabled()),
+         lambda old: torch.use_deterministic_algorithms(old[0], warn_only=old[1])),
+        ("matmul_precision", torch.get_float32_matmul_precision, torch.set_float32_matmul_precision),
+        ("default_dtype", torch.get_default_dtype, torch.set_default_dtype),
+        ("grad", torch.is_grad_enabled, torch.set_grad_enabled),
+        ("linalg", cuda.preferred_linalg_library, cuda.preferred_linalg_library),
+        ("blas", cuda.preferred_blas_library, cuda.preferred_blas_library),
+        ("mha_fastpath", mha.get_fastpath_enabled, mha.set_fastpath_enabled),
+    ]
+    for name in ("flash", "mem_efficient", "math", "cudnn"):
+        state.append(("sdp." + name, getattr(cuda, name + "_sdp_enabled"), getattr(cuda, "enable_%s_sdp" % name)))
     return state
+
+
+def _flag_state():
+    state = []
+    for flag in FLAGS:
+        owner_path, _, attr = ("torch.backends." + flag).rpartition(".")
+        try:
+            owner = resolve(owner_path)
+            getattr(owner, attr)
+        except Exception:
+            continue  # not in this torch: nothing to watch
+        state.append((flag, (lambda o=owner, a=attr: getattr(o, a)), (lambda v, o=owner, a=attr: setattr(o, a, v))))
+    return state
+
+
+class State:
+    """The global state a check could change: read cheaply before and after each check, restored if changed."""
+
+    def __init__(self):
+        self.entries = []
+        for entry in _global_state() + _flag_state():
+            try:
+                entry[1]()
+            except Exception:
+                continue
+            self.entries.append(entry)
+
+    def read(self):
+        values = []
+        for _, read, _ in self.entries:
+            try:
+                values.append(read())
+            except Exception as err:
+                values.append("!" + type(err).__name__)
+        return values
+
+    def restore(self, before):
+        """Put back what changed; True when the state is now exactly ``before``."""
+        for attempt in range(2):  # a second pass settles flags that alias each other
+            now = self.read()
+            if now == before:
+                return True
+            for (_, _, write), old, new in zip(self.entries, before, now):
+                if old != new:
+                    try:
+                        write(old)
+                    except Exception:
+                        pass
+        return self.read() == before
 
 
 # ------------------------------------------------------------------ children
 def child_main(checks, start, out_fd):
-    """Run checks from ``start`` on; exit once one leaves the state changed."""
-    before = snapshot()
+    """Run checks from ``start`` on; exit once one leaves state changed that cannot be put back."""
+    state = State()
+    before = state.read()
     for index in range(start, len(checks)):
         item = checks[index]
         try:
             status, detail = run_check(item["check"])
         except BaseException as err:  # SystemExit, KeyboardInterrupt from checked code
             status, detail = "error", "the check escaped: %s: %s" % (type(err).__name__, err)
-        after = snapshot()
-        dirty = after != before
+        dirty = not state.restore(before)
         line = json.dumps({"index": item["index"], "status": status, "detail": detail, "dirty": dirty})
         os.write(out_fd, (line + "\n").encode())
         if dirty:

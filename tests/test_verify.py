@@ -41,6 +41,9 @@ CASES = {
     "raises-nothing": ({"raises": "x = 1", "error": "ValueError"}, "fail", {}),
     "mutate": ({"snippet": "torch.backends.cudnn.benchmark = True\ntorch.set_num_threads(77)"}, "pass", {}),
     "after-mutate": ({"expr": "torch.backends.cudnn.benchmark is False and torch.get_num_threads() != 77"}, "pass", {}),
+    # interop threads can be set once per process: not restorable, so a fresh child must take over
+    "unrestorable": ({"snippet": "torch.set_num_interop_threads(3)"}, "pass", {}),
+    "after-unrestorable": ({"expr": "torch.get_num_interop_threads() != 3"}, "pass", {}),
     "hangs": ({"snippet": "while True: pass"}, "error", {}),
     "aborts": ({"snippet": "import os; os.abort()"}, "error", {}),
     "exits": ({"snippet": "import os; os._exit(7)"}, "error", {}),
