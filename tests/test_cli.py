@@ -1,0 +1,92 @@
+"""The command line: exit codes, filters, lint, stats, coverage, atomic outputs."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from click.testing import CliRunner
+
+from generator.atomic import atomic_path, atomic_write_text
+from generator.cli import main
+
+MODULE = textwrap.dedent("""\
+    module: torch.backends.cudnn
+    title: {en: cuDNN, zh: cuDNN}
+    summary: {en: Convolutions on NVIDIA GPUs, zh: NVIDIA GPU 上的卷积}
+    facts:
+      - id: t-benchmark
+        claim: {en: benchmark is off by default, zh: benchmark 默认关闭}
+        check: {default: torch.backends.cudnn.benchmark, equals: false}
+      - id: t-version
+        claim: {en: version() returns an int on CUDA builds, zh: CUDA 构建上 version() 返回整数}
+        check: {expr: "isinstance(torch.backends.cudnn.version(), int)"}
+        requires: [cudnn]
+    cards:
+      - {id: t-card, kind: basic, front: {en: Default?, zh: 默认值？}, back: {en: "False", zh: "False"}, facts: [t-benchmark]}
+    lessons:
+      - id: t-lesson
+        title: {en: Flags, zh: 开关}
+        notes: {en: Say this, zh: 这样讲}
+        ask: {en: Ask that, zh: 问这个}
+""")
+
+
+@pytest.fixture
+def content(tmp_path):
+    (tmp_path / "content").mkdir()
+    (tmp_path / "content" / "cudnn.yaml").write_text(MODULE)
+    return tmp_path / "content"
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_lint_is_clean_on_translated_content_and_flags_missing_translations(content, tmp_path):
+    assert run("lint", "--content", content).exit_code == 0
+    (content / "cudnn.yaml").write_text(MODULE.replace("{en: Say this, zh: 这样讲}", "Say this"))
+    result = run("lint", "--content", content)
+    assert result.exit_code == 1
+    assert "cudnn.yaml:" in result.output and "t-lesson.notes: no zh translation" in result.output
+
+
+def test_stats_counts_per_module(content, tmp_path):
+    result = run("stats", "--content", content, "--out", tmp_path / "build")
+    assert result.exit_code == 0, result.output
+    row = next(line.split() for line in result.output.splitlines() if line.startswith("cudnn"))
+    # module pass fail skip error basic reverse cloze mcq code questions lessons no-zh
+    assert row == ["cudnn", "1", "0", "1", "0", "1", "0", "0", "0", "0", "0", "1", "0"]
+    assert "stats: 1 modules, 2 facts, 1 cards, 0 questions, 1 lessons" in result.output
+
+
+def test_unknown_module_filter_is_a_usage_error(content):
+    result = run("verify", "--content", content, "--module", "cudnnn")
+    assert result.exit_code == 2 and "no module named cudnnn (known: cudnn)" in result.output
+
+
+def test_coverage_fail_under(content):
+    result = run("coverage", "--content", content, "--quiet", "--fail-under", "50")
+    assert result.exit_code == 1 and "is under 50%" in result.output
+    assert "torch.backends.cudnn.benchmark" not in result.output  # --quiet lists nothing
+    listed = run("coverage", "--content", content)
+    assert "uncovered  torch.backends.cudnn.enabled" in listed.output
+    assert "uncovered  torch.backends.cudnn.benchmark\n" not in listed.output
+
+
+def test_python_dash_m_generator_is_the_same_program(content):
+    done = subprocess.run([sys.executable, "-m", "generator", "lint", "--content", str(content)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and "lint: 1 modules, 0 finding(s)" in done.stdout
+
+
+def test_atomic_write_keeps_the_previous_file_when_interrupted(tmp_path):
+    target = tmp_path / "deck.apkg"
+    atomic_write_text(target, "old")
+    with pytest.raises(KeyboardInterrupt):
+        with atomic_path(target) as temp:
+            temp.write_text("half-writ")
+            raise KeyboardInterrupt
+    assert target.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["deck.apkg"]
