@@ -27,7 +27,7 @@ setup: $(STAMP)
 # torch), then torchdeck itself with the test extras, pinned to that torch.
 $(STAMP): pyproject.toml | $(if $(strip $(PYTHON)),,.venv/bin/python)
 	@$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install --quiet "$(TORCH_SPEC)"
-	$(PY) -m pip install --quiet -e ".[test]" "torch==$$($(PY) -c 'import torch; print(torch.__version__.split("+")[0])')"
+	$(PY) -m pip install --quiet -e ".[test]" "torch==$$($(PY) -W ignore -c 'import torch; print(torch.__version__.split("+")[0])')"
 	@mkdir -p $(dir $(STAMP)) && touch $(STAMP)
 
 deck: $(STAMP)
