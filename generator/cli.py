@@ -249,7 +249,8 @@ def build(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache)
     for job in jobs(course, verification, lang, out_dir):
         paths += anki.render(job, Path(content_dir) / "deck.lock")
         paths += slides_renderer.render(job, per_module=bool(modules))
-        paths += quiz_renderer.render(job, quiz_renderer.QuizOptions())
+        if course.questions:  # a selection without questions gets no quiz rather than an error
+            paths += quiz_renderer.render(job, quiz_renderer.QuizOptions())
     finish("build", paths, started, verification)
 
 

@@ -14,6 +14,9 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 import typst
+from pygments.lexers import get_lexer_by_name
+from pygments.token import Comment, Keyword, Name, Number, Operator, String
+from pygments.util import ClassNotFound
 
 from ..atomic import atomic_write_bytes
 from ..errors import BuildError
@@ -29,40 +32,52 @@ LATIN_FONT = "Libertinus Serif"  # embedded in Typst: no system font needed for 
 CJK_FONT = "Noto Sans CJK SC"  # from the system (fonts-noto-cjk)
 MONO_FONT = "DejaVu Sans Mono"  # embedded in Typst
 PAPERS = {"a4": "a4", "letter": "us-letter"}
+MAX_VERSIONS = 26  # A to Z
 WRITING_LINES = 4  # ruled lines under a scenario question
+CODE_COLOURS = (  # first match wins; token types not listed print in the text colour
+    (Comment, "#6e7781"), (Operator.Word, "#cf222e"), (Keyword, "#cf222e"), (String, "#0a3069"),
+    (Number, "#0550ae"), (Name.Builtin, "#8250df"), (Name.Function, "#8250df"), (Name.Class, "#8250df"),
+    (Name.Decorator, "#8250df"),
+)
 
 WORDS = {
     "en": {
         "title": "torch.backends quiz",
         "version": "Version {}",
         "name": "Name", "class": "Class", "date": "Date", "score": "Score",
-        "total": "{questions} questions · {points} points in total",
+        "total": "{questions} · {points} in total",
+        "questions": ("{} question", "{} questions"),
+        "total_points": ("{} point", "{} points"),
         "instructions": ("Tick the box of the one correct answer. Where a question says “select all that apply”, "
                          "tick every correct answer. Scenario questions also ask you to explain your choice "
                          "on the lines below them."),
-        "multi": "select all that apply",
+        "multi": "(select all that apply)",
         "explain": "Explain your choice:",
         "points": ("{} pt", "{} pts"),
         "key": "Answer key",
+        "key_heading": "Answer key: {}",
         "grid": "Correct letters per version",
         "detail": "Every question: why each option is right or wrong, and the facts behind it",
-        "where": "number on sheet",
-        "facts": "Rests on",
+        "where": "number on sheet: {}",
+        "facts": "Rests on: ",
     },
     "zh": {
         "title": "torch.backends 测验",
         "version": "{} 卷",
         "name": "姓名", "class": "班级", "date": "日期", "score": "得分",
-        "total": "共 {questions} 题，总分 {points} 分",
+        "total": "共 {questions}，总分 {points}",
+        "questions": ("{} 题", "{} 题"),
+        "total_points": ("{} 分", "{} 分"),
         "instructions": "单选题请勾选唯一正确的选项；标有“多选”的题目请勾选所有正确选项。情景题还需在题目下方的横线上写出理由。",
-        "multi": "多选",
+        "multi": "（多选）",
         "explain": "理由：",
         "points": ("{} 分", "{} 分"),
         "key": "答案",
+        "key_heading": "答案：{}",
         "grid": "各卷正确选项",
         "detail": "逐题解析：每个选项对错的理由及所依据的事实",
-        "where": "各卷题号",
-        "facts": "依据",
+        "where": "各卷题号：{}",
+        "facts": "依据：",
     },
 }
 
@@ -92,7 +107,14 @@ def render(job: RenderJob, options: QuizOptions = QuizOptions()) -> list[Path]:
     files[job.output("quiz", ".moodle.xml")] = moodle_xml(job, questions, title)
     for path, data in files.items():
         atomic_write_bytes(path, data)
+    _remove_stale_sheets(job, len(versions))
     return list(files)
+
+
+def _remove_stale_sheets(job: RenderJob, built: int) -> None:
+    """Sheets of versions an earlier run built beyond this run's last: no key matches them any more."""
+    for index in range(built, MAX_VERSIONS):
+        job.output("quiz", f".{letter(index)}.pdf").unlink(missing_ok=True)
 
 
 # ------------------------------------------------------------ template data
@@ -109,8 +131,8 @@ def sheet_data(job: RenderJob, version: Version, page: dict) -> dict:
     """The student sheet of one version."""
     words = WORDS[job.lang]
     points = sum(p.question.points for p in version.placed)
-    return {**page, "kind": "sheet", "version": words["version"].format(version.letter),
-            "total": words["total"].format(questions=len(version.placed), points=points),
+    return {**page, "kind": "sheet", "label": words["version"].format(version.letter),
+            "total": _total(job, len(version.placed), points),
             "total_points": points,
             "questions": [_sheet_question(job, number, placed) for number, placed in enumerate(version.placed, 1)]}
 
@@ -120,7 +142,7 @@ def _sheet_question(job: RenderJob, number: int, placed: Placed) -> dict:
     words = WORDS[job.lang]
     return {"number": number, "points": _points(job, question), "stem": job.t(question.stem),
             "hint": "" if question.kind in SINGLE_ANSWER_KINDS else words["multi"],
-            "code": question.code, "language": question.language,
+            "code": code_lines(question.code, question.language),
             "options": [{"letter": letter(index), "text": job.t(option.text)}
                         for index, option in enumerate(placed.options)],
             "lines": WRITING_LINES if question.kind == "scenario" else 0}
@@ -132,16 +154,17 @@ def key_data(job: RenderJob, questions: Sequence[Question], versions: Sequence[V
     letters = [v.letter for v in versions]
     grid = [[str(number), *(v.placed[number - 1].correct_letters for v in versions)]
             for number in range(1, len(questions) + 1)]
-    return {**page, "kind": "key", "heading": f"{words['key']}: {page['title']}", "versions": letters,
-            "total": words["total"].format(questions=len(questions), points=sum(q.points for q in questions)),
+    return {**page, "kind": "key", "label": words["key"],
+            "heading": words["key_heading"].format(page["title"]), "versions": letters,
+            "total": _total(job, len(questions), sum(q.points for q in questions)),
             "grid": grid, "questions": [_key_question(job, q, versions) for q in questions]}
 
 
 def _key_question(job: RenderJob, question: Question, versions: Sequence[Version]) -> dict:
     placements = [next(p for p in v.placed if p.question.id == question.id) for v in versions]
-    where = " · ".join(f"{v.letter} {v.number_of(question)}" for v in versions)
+    where = WORDS[job.lang]["where"].format(" · ".join(f"{v.letter} {v.number_of(question)}" for v in versions))
     return {"id": question.id, "points": _points(job, question), "where": where,
-            "stem": job.t(question.stem), "code": question.code, "language": question.language,
+            "stem": job.t(question.stem), "code": code_lines(question.code, question.language),
             "options": [{"letters": [p.letter_of(index) for p in placements], "correct": option.correct,
                          "text": job.t(option.text), "why": job.t(option.why)}
                         for index, option in enumerate(question.options)],
@@ -156,8 +179,51 @@ def _fact(job: RenderJob, fact_id: str) -> dict:
 
 
 def _points(job: RenderJob, question: Question) -> str:
-    one, many = WORDS[job.lang]["points"]
-    return (one if question.points == 1 else many).format(question.points)
+    return _counted(job, "points", question.points)
+
+
+def _total(job: RenderJob, questions: int, points: int) -> str:
+    """'12 questions · 20 points in total'."""
+    return WORDS[job.lang]["total"].format(questions=_counted(job, "questions", questions),
+                                           points=_counted(job, "total_points", points))
+
+
+def _counted(job: RenderJob, word: str, count: int) -> str:
+    one, many = WORDS[job.lang][word]
+    return (one if count == 1 else many).format(count)
+
+
+@functools.lru_cache(maxsize=1024)
+def code_lines(code: Optional[str], language: str) -> Optional[tuple]:
+    """``code`` as lines of ``(text, colour)`` runs from Pygments' tokens ("" = text colour).
+
+    The template colours the runs itself: much faster than Typst's own highlighter,
+    which re-highlights every listing in every PDF.
+    """
+    if code is None:
+        return None
+    try:
+        lexer = get_lexer_by_name(language, stripnl=False)
+    except ClassNotFound:
+        lexer = get_lexer_by_name("text", stripnl=False)
+    lines: list[list[list[str]]] = [[]]
+    for kind, value in lexer.get_tokens(code.expandtabs(4).rstrip("\n")):
+        colour = next((c for parent, c in CODE_COLOURS if kind in parent), "")
+        for n, piece in enumerate(value.split("\n")):
+            if n:
+                lines.append([])
+            if piece:
+                _add_run(lines[-1], piece, colour)
+    while lines and not lines[-1]:
+        lines.pop()
+    return tuple(tuple(tuple(run) for run in line) for line in lines)
+
+
+def _add_run(line: list, text: str, colour: str) -> None:
+    if line and line[-1][1] == colour:
+        line[-1][0] += text
+    else:
+        line.append([text, colour])
 
 
 # ------------------------------------------------------------------- typst
@@ -171,8 +237,9 @@ def typeset(data: dict) -> bytes:
     for warning in warnings:
         if "unknown font family" in warning.message:
             family = warning.message.rsplit(":", 1)[-1].strip()
-            raise BuildError(f"the font '{family}' is not installed: Chinese quizzes need Noto Sans CJK "
-                             f"(install the fonts-noto-cjk package); nothing was printed with missing glyphs")
+            raise BuildError(f"Typst finds no font family '{family}': Chinese quizzes need {CJK_FONT} "
+                             f"(install the fonts-noto-cjk package); no PDF was written rather than one "
+                             f"with empty boxes for characters")
     return pdf
 
 
@@ -183,6 +250,7 @@ def _compiler(template: Path) -> typst.Compiler:
 
 
 def _describe(err: typst.TypstError) -> str:
-    lines = [getattr(err, "message", "") or str(err), getattr(err, "diagnostic", "") or ""]
+    """Typst's own report: the message with its source excerpt, then its hints."""
+    lines = [getattr(err, "diagnostic", "") or str(err)]
     lines += [f"hint: {hint}" for hint in getattr(err, "hints", None) or []]
-    return "\n".join(line for line in lines if line)
+    return "\n".join(lines)

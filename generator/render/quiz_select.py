@@ -108,5 +108,5 @@ def _shortfall(matching: int, count: Optional[int], tags: Sequence[str], difficu
         filters.append(f"difficulty {difficulty}")
     scope = f" ({', '.join(filters)})" if filters else ""
     if matching == 0:
-        return f"no question matches the filters{scope}: 0 match"
+        return f"0 questions match the filters{scope}" if filters else "the course holds no questions (0 match)"
     return f"asked for {count} questions but only {matching} match the filters{scope}"
