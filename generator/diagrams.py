@@ -61,7 +61,7 @@ def _cached_png(name: str, modules: tuple[str, ...]) -> bytes:
     image = Image.new("RGB", (WIDTH, HEIGHT), PAPER)
     _DRAWERS[name](ImageDraw.Draw(image), modules)
     buffer = io.BytesIO()
-    image.save(buffer, format="PNG", optimize=True)
+    image.save(buffer, format="PNG")
     return buffer.getvalue()
 
 

@@ -12,6 +12,11 @@ from ..model import Course
 from ..text import Text
 from ..verify import Verification
 
+_CAPABILITY_NAMES = {
+    "cuda": "CUDA", "cudnn": "cuDNN", "mps": "MPS", "mkl": "MKL", "mkldnn": "oneDNN", "openmp": "OpenMP",
+    "opt_einsum": "opt_einsum", "cusparselt": "cuSPARSELt", "kleidiai": "KleidiAI", "nnpack": "NNPACK",
+    "xnnpack": "XNNPACK", "torch-range": "another torch version",
+}
 _NEEDS_WORDS = {
     "en": ("not verified here (needs {})", "verified against torch {} on {}"),
     "zh": ("未在此环境验证（需要 {}）", "已于 {1} 对照 torch {0} 验证"),
@@ -38,7 +43,7 @@ class RenderJob:
         needs = self.verification.unverified_needs(fact_ids)
         if not needs:
             return ""
-        return _NEEDS_WORDS[self.lang][0].format(", ".join(n.upper() if n == "cuda" else n for n in needs))
+        return _NEEDS_WORDS[self.lang][0].format(", ".join(_CAPABILITY_NAMES.get(n, n) for n in needs))
 
     def unverified_tags(self, fact_ids) -> list[str]:
         return [f"unverified::needs-{n}" for n in self.verification.unverified_needs(fact_ids)]

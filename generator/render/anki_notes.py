@@ -1,0 +1,210 @@
+"""Cards of the course to Anki notes: fields as HTML, tags, deck, GUID and teaching position.
+
+Nothing here knows about packages or time; a note's identity is its GUID
+(language and card id) and its content is what ``content_hash`` covers.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
+
+from ..diagrams import diagram_filename
+from ..errors import BuildError
+from ..model import Course, Module
+from .anki_html import cloze, code_block, inline
+from .anki_models import NOTE_TYPES, TEMPLATE_DIR
+from .base import RenderJob
+
+ROOT_DECK = "PyTorch torch.backends"
+_CLOZE_NUMBER = re.compile(r"\{\{c(\d+)::")
+_VERIFIED_WORDS = {"en": "verified against torch {}", "zh": "已对照 torch {} 验证"}
+
+
+@dataclass(frozen=True)
+class NoteSpec:
+    """One note as Anki will store it, before it has a ``mod``."""
+
+    card_id: str
+    kind: str
+    deck: str
+    fields: tuple[str, ...]
+    tags: tuple[str, ...]
+    guid: str
+    due: int
+    ords: tuple[int, ...]
+    diagrams: tuple[str, ...]
+
+    @cached_property
+    def content_hash(self) -> str:
+        """Changes exactly when an import would change the note: note type, fields or tags."""
+        text = "\x1e".join((NOTE_TYPES[self.kind].name, "\x1f".join(self.fields), " ".join(self.tags)))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def deck_name(module: Module) -> str:
+    """``PyTorch torch.backends::cudnn``; the top-level module's cards sit in the root deck."""
+    return ROOT_DECK if module.module == "torch.backends" else f"{ROOT_DECK}::{module.name}"
+
+
+def note_guid(lang: str, card_id: str) -> str:
+    """Identity of a note: never its text, so an edited card updates the note in place.
+
+    12 URL-safe base64 characters of a SHA-256; published decks depend on it, so it never changes.
+    """
+    digest = hashlib.sha256(f"torchdeck\x1f{lang}\x1f{card_id}".encode()).digest()
+    return base64.urlsafe_b64encode(digest[:9]).decode()
+
+
+def build_notes(job: RenderJob) -> list[NoteSpec]:
+    """Every card of the course as a note, in teaching order (``due`` 1, 2, ...)."""
+    builder = _NoteBuilder(job)
+    placed = sorted(((builder.rank(module_index, card), position, module, card)
+                     for position, (module_index, module, card) in enumerate(_cards(job.course))),
+                    key=lambda item: item[:2])
+    return [builder.note(module, card, due) for due, (_, _, module, card) in enumerate(placed, 1)]
+
+
+def _cards(course: Course):
+    for module_index, module in enumerate(course.modules):
+        for card in module.cards:
+            yield module_index, module, card
+
+
+class _NoteBuilder:
+    """Renders the fields of one job's cards, sharing the parts many cards repeat."""
+
+    def __init__(self, job: RenderJob):
+        self.job = job
+        self.course = job.course
+        self.lessons_of_fact, self.lesson_rank, self.module_end = _lesson_index(job.course)
+        self.version_tag = f"verified::torch-{_public_version(job.verification.torch)}"
+        # many cards rest on the same facts: render what depends only on them once
+        self._verified = lru_cache(maxsize=None)(self._verified_field)
+        self._status_tags = lru_cache(maxsize=None)(self._status_tags_of)
+        self._fact_links = lru_cache(maxsize=None)(self._links_of)
+        self._fact_source = lru_cache(maxsize=None)(self._source_of_facts)
+        self._diagram_field = lru_cache(maxsize=None)(self._diagram_html)
+
+    def rank(self, module_index: int, card) -> float:
+        """Position of the first lesson teaching one of the card's facts; else the end of its module."""
+        ranks = [self.lesson_rank[lesson.id] for fact in card.facts for lesson in self.lessons_of_fact.get(fact, ())]
+        return min(ranks, default=self.module_end[module_index] - 0.5)
+
+    def note(self, module: Module, card, due: int) -> NoteSpec:
+        facts = tuple(card.facts)
+        diagrams = self.diagrams(facts)
+        common = (self.source(card, facts), self._verified(facts), self.text(card.extra),
+                  self._diagram_field(diagrams))
+        fields = tuple(str(value) for value in (*_KIND_FIELDS[card.kind](self, card), *common))
+        return NoteSpec(card.id, card.kind, deck_name(module), fields, self.tags(module, card),
+                        note_guid(self.job.lang, card.id), due, _card_ords(card.kind, fields[0]), diagrams)
+
+    def text(self, text) -> Markup:
+        return inline(self.job.t(text)) if text is not None else Markup("")
+
+    def tags(self, module: Module, card) -> tuple[str, ...]:
+        generated = [module.module.replace(".", "::"), f"kind::{card.kind}", f"difficulty::{card.difficulty}"]
+        return tuple(dict.fromkeys([*card.tags, *generated, *self._status_tags(tuple(card.facts))]))
+
+    def _status_tags_of(self, facts: tuple[str, ...]) -> list[str]:
+        return self.job.unverified_tags(facts) or [self.version_tag]
+
+    def diagrams(self, facts: tuple[str, ...]) -> tuple[str, ...]:
+        names = [name for fact in facts for lesson in self.lessons_of_fact.get(fact, ()) for name in lesson.diagrams]
+        return tuple(dict.fromkeys(names))
+
+    def source(self, card, facts: tuple[str, ...]) -> str:
+        """The card's own quote and link, then the sources its facts cite."""
+        if card.source is None:
+            return self._fact_source(facts)
+        links = tuple(dict.fromkeys((card.source.source, *self._fact_links(facts))))
+        return _render_field("field.source.html", quote=self.text(card.source.text), links=links)
+
+    def _source_of_facts(self, facts: tuple[str, ...]) -> str:
+        links = self._fact_links(facts)
+        return _render_field("field.source.html", quote=None, links=links) if links else ""
+
+    def _links_of(self, facts: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(self.course.fact(f).source for f in facts if self.course.fact(f).source))
+
+    def _verified_field(self, facts: tuple[str, ...]) -> str:
+        note = self.job.unverified_note(facts)
+        status = note or _VERIFIED_WORDS[self.job.lang].format(self.job.verification.torch)
+        claims = [self.text(self.course.fact(f).claim) for f in facts]
+        return _render_field("field.verified.html", verified=not note, status=status, claims=claims)
+
+    def _diagram_html(self, names: tuple[str, ...]) -> str:
+        if not names:
+            return ""
+        shown = [{"name": name, "file": diagram_filename(name, self.course)} for name in names]
+        return _render_field("field.diagram.html", diagrams=shown)
+
+    def cloze_text(self, card) -> str:
+        try:
+            return cloze(self.job.t(card.text))
+        except ValueError as err:
+            raise BuildError(f"{self.course.where(card.id)}: card {card.id} ({self.job.lang}): {err}") from None
+
+    def mcq(self, card) -> tuple[str, str]:
+        """The Options field (front) and the Answers field (back) of an MCQ card."""
+        shown = [{"text": self.text(o.text), "why": self.text(o.why), "correct": o.correct} for o in card.options]
+        macros = _field_template("field.mcq.html").module
+        return str(macros.options(shown)).strip(), str(macros.answers(shown)).strip()
+
+
+_KIND_FIELDS = {
+    "basic": lambda b, card: (b.text(card.front), b.text(card.back)),
+    "reverse": lambda b, card: (b.text(card.front), b.text(card.back)),
+    "cloze": lambda b, card: (b.cloze_text(card), b.text(card.back_extra)),
+    "mcq": lambda b, card: (b.text(card.question), *b.mcq(card)),
+    "code": lambda b, card: (b.text(card.front), code_block(card.code, card.language), b.text(card.back)),
+}
+
+
+def _card_ords(kind: str, first_field: str) -> tuple[int, ...]:
+    """The cards Anki makes of a note: one per cloze number, two for a reversed pair, else one."""
+    if kind == "cloze":
+        return tuple(sorted({int(n) - 1 for n in _CLOZE_NUMBER.findall(first_field) if int(n) > 0}))
+    return (0, 1) if kind == "reverse" else (0,)
+
+
+def _lesson_index(course: Course):
+    """Lessons teaching each fact (in course order), each lesson's rank, and where each module's lessons end."""
+    lessons_of_fact: dict[str, list] = {}
+    lesson_rank: dict[str, int] = {}
+    module_end: list[int] = []
+    rank = 0
+    for module in course.modules:
+        for lesson in module.lessons:
+            lesson_rank[lesson.id] = rank
+            rank += 1
+            for fact in lesson.facts:
+                lessons_of_fact.setdefault(fact, []).append(lesson)
+        module_end.append(rank)
+    return lessons_of_fact, lesson_rank, module_end
+
+
+def _public_version(version: str) -> str:
+    """``2.13.0`` for ``2.13.0+cpu``: the tag names the release, not the build."""
+    return version.split("+", 1)[0].replace(" ", "-")
+
+
+@lru_cache(maxsize=None)
+def _field_environment() -> Environment:
+    return Environment(loader=FileSystemLoader(TEMPLATE_DIR), autoescape=True, undefined=StrictUndefined,
+                       trim_blocks=True, lstrip_blocks=True, auto_reload=False)
+
+
+@lru_cache(maxsize=None)
+def _field_template(file_name: str):
+    return _field_environment().get_template(file_name)
+
+
+def _render_field(file_name: str, **values) -> str:
+    return _field_template(file_name).render(**values).strip()
