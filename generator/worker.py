@@ -19,6 +19,7 @@ reported as ``error``; either way a fresh child goes on with the rest.
 """
 import inspect
 import json
+import re
 import os
 import select
 import signal
@@ -221,7 +222,7 @@ FLAGS = (
     "cuda.matmul.fp32_precision", "mkldnn.enabled", "mkldnn.deterministic", "mkldnn.allow_tf32",
     "mkldnn.fp32_precision", "mkldnn.matmul.fp32_precision", "mkldnn.conv.fp32_precision",
     "mkldnn.rnn.fp32_precision", "fp32_precision", "opt_einsum.enabled", "opt_einsum.strategy",
-    "nnpack.enabled", "quantized.engine", "miopen.immediate", "xnnpack.enabled", "cudnn.depthwise_kernel",
+    "quantized.engine", "miopen.immediate", "xnnpack.enabled", "cudnn.depthwise_kernel",
 )
 
 
@@ -229,24 +230,46 @@ def _global_state():
     """(name, read, restore) for process-wide settings outside torch.backends' flags."""
     import torch
 
+    backends = resolve("torch.backends")
     cuda = resolve("torch.backends.cuda")
     mha = resolve("torch.backends.mha")
+    frozen_flag = backends.disable_global_flags.__globals__
     state = [
+        # first: restoring flags below needs them unfrozen
+        ("flags_frozen", backends.flags_frozen,
+         lambda old: frozen_flag.__setitem__("__allow_nonbracketed_mutation_flag", not old)),
+        ("nnpack", torch._C._get_nnpack_enabled, torch._C._set_nnpack_enabled),
         ("num_threads", torch.get_num_threads, torch.set_num_threads),
         ("interop_threads", torch.get_num_interop_threads, torch.set_num_interop_threads),
         ("deterministic", lambda: (torch.are_deterministic_algorithms_enabled(),
                                    torch.is_deterministic_algorithms_warn_only_enabled()),
-         lambda old: torch.use_deterministic_algorithms(old[0], warn_only=old[1])),
-        ("matmul_precision", torch.get_float32_matmul_precision, torch.set_float32_matmul_precision),
+         # the C setter: the public function would import torch._inductor (seconds) to restore
+         lambda old: torch._C._set_deterministic_algorithms(old[0], warn_only=old[1])),
+        ("inductor_deterministic", _inductor_deterministic, _set_inductor_deterministic),
+        ("matmul_precision", torch.get_float32_matmul_precision, None),
         ("default_dtype", torch.get_default_dtype, torch.set_default_dtype),
         ("grad", torch.is_grad_enabled, torch.set_grad_enabled),
         ("linalg", cuda.preferred_linalg_library, cuda.preferred_linalg_library),
         ("blas", cuda.preferred_blas_library, cuda.preferred_blas_library),
         ("mha_fastpath", mha.get_fastpath_enabled, mha.set_fastpath_enabled),
+        ("math_sdp_reduction", cuda.fp16_bf16_reduction_math_sdp_allowed, cuda.allow_fp16_bf16_reduction_math_sdp),
+        ("sdp_priority", torch._C._get_sdp_priority_order, torch._C._set_sdp_priority_order),
+        ("rocm_fa", cuda.preferred_rocm_fa_library, cuda.preferred_rocm_fa_library),
     ]
     for name in ("flash", "mem_efficient", "math", "cudnn"):
         state.append(("sdp." + name, getattr(cuda, name + "_sdp_enabled"), getattr(cuda, "enable_%s_sdp" % name)))
     return state
+
+
+def _inductor_deterministic():
+    config = sys.modules.get("torch._inductor.config")
+    return None if config is None else config.deterministic
+
+
+def _set_inductor_deterministic(value):
+    config = sys.modules.get("torch._inductor.config")
+    if config is not None and value is not None:
+        config.deterministic = value
 
 
 def _flag_state():
@@ -258,8 +281,15 @@ def _flag_state():
             getattr(owner, attr)
         except Exception:
             continue  # not in this torch: nothing to watch
-        state.append((flag, (lambda o=owner, a=attr: getattr(o, a)), (lambda v, o=owner, a=attr: setattr(o, a, v))))
+        write = None if _PRECISION.search(flag) else (lambda v, o=owner, a=attr: setattr(o, a, v))
+        state.append((flag, (lambda o=owner, a=attr: getattr(o, a)), write))
     return state
+
+
+# Precision settings inherit from each other ("none" defers to the level above), so writing
+# back the value read would turn an inherited setting into an explicit one: never restored,
+# a change to one of them ends the child instead.
+_PRECISION = re.compile(r"fp32_precision|allow_tf32")
 
 
 class State:
@@ -284,13 +314,18 @@ class State:
         return values
 
     def restore(self, before):
-        """Put back what changed; True when the state is now exactly ``before``."""
-        for attempt in range(2):  # a second pass settles flags that alias each other
+        """Put back what changed; True when the state is now exactly ``before``.
+
+        An entry without a writer cannot be put back faithfully: its change returns False.
+        """
+        for _ in range(2):  # a second pass settles flags that alias each other
             now = self.read()
             if now == before:
                 return True
             for (_, _, write), old, new in zip(self.entries, before, now):
                 if old != new:
+                    if write is None:
+                        return False
                     try:
                         write(old)
                     except Exception:

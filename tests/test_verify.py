@@ -44,6 +44,11 @@ CASES = {
     # interop threads can be set once per process: not restorable, so a fresh child must take over
     "unrestorable": ({"snippet": "torch.set_num_interop_threads(3)"}, "pass", {}),
     "after-unrestorable": ({"expr": "torch.get_num_interop_threads() != 3"}, "pass", {}),
+    "freezes": ({"snippet": "torch.backends.disable_global_flags()"}, "pass", {}),
+    "after-freeze": ({"expr": "not torch.backends.flags_frozen()"}, "pass", {}),
+    "precision": ({"snippet": "torch.backends.fp32_precision = 'tf32'"}, "pass", {}),
+    "after-precision": ({"expr": "torch.backends.fp32_precision == 'none' and "
+                                 "torch.get_float32_matmul_precision() == 'highest'"}, "pass", {}),
     "hangs": ({"snippet": "while True: pass"}, "error", {}),
     "aborts": ({"snippet": "import os; os.abort()"}, "error", {}),
     "exits": ({"snippet": "import os; os._exit(7)"}, "error", {}),
