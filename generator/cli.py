@@ -16,7 +16,7 @@ from .errors import BuildError, ContentError
 from .loader import load_course
 from .model import Course
 from .text import LANGS
-from .verify import STATUSES, Verification, VerifyError, verify
+from .verify import STATUSES, Verification, VerifyError, start_worker_if_cold, verify
 
 
 class Failure(click.ClickException):
@@ -74,16 +74,31 @@ def load(content_dir: str, modules=()) -> Course:
     return course.select(modules)
 
 
-def run_verification(course: Course, *, python, timeout, no_cache, out_dir, quiet) -> Verification:
+def load_and_verify(content_dir, modules, *, python, timeout, no_cache, out_dir, quiet):
+    """The course and what torch says of its facts.
+
+    With nothing cached, the worker starts before the content loads, so that
+    its ``import torch`` overlaps the YAML parsing.
+    """
     cache_dir = None if no_cache else Path(out_dir) / ".cache"
+    worker = start_worker_if_cold(python, cache_dir)
+    try:
+        course = load(content_dir, modules)
+    except BaseException:
+        if worker:
+            worker.cancel()
+        raise
     show_bar = not quiet and sys.stderr.isatty()
     try:
         if show_bar:
             with click.progressbar(length=len(course.facts), label="verifying facts", file=sys.stderr) as bar:
-                return verify(course, python=python, timeout=timeout, cache_dir=cache_dir, progress=bar.update)
-        return verify(course, python=python, timeout=timeout, cache_dir=cache_dir)
+                verification = verify(course, python=python, timeout=timeout, cache_dir=cache_dir,
+                                      progress=bar.update, worker=worker)
+        else:
+            verification = verify(course, python=python, timeout=timeout, cache_dir=cache_dir, worker=worker)
     except VerifyError as err:
         raise Failure(str(err)) from None
+    return course, verification
 
 
 def report_problems(verification: Verification) -> None:
@@ -108,9 +123,8 @@ def languages(lang: str) -> tuple[str, ...]:
 
 
 def verified_course(content_dir, modules, out_dir, quiet, python=None, timeout=10.0, no_cache=False):
-    course = load(content_dir, modules)
-    verification = run_verification(course, python=python, timeout=timeout, no_cache=no_cache,
-                                     out_dir=out_dir, quiet=quiet)
+    course, verification = load_and_verify(content_dir, modules, python=python, timeout=timeout,
+                                           no_cache=no_cache, out_dir=out_dir, quiet=quiet)
     report_problems(verification)
     return course, verification
 
@@ -153,9 +167,8 @@ def verify_command(content_dir, out_dir, lang, modules, quiet, python, timeout, 
     from .report import markdown_report
 
     started = time.perf_counter()
-    course = load(content_dir, modules)
-    verification = run_verification(course, python=python, timeout=timeout, no_cache=no_cache,
-                                    out_dir=out_dir, quiet=quiet)
+    course, verification = load_and_verify(content_dir, modules, python=python, timeout=timeout,
+                                           no_cache=no_cache, out_dir=out_dir, quiet=quiet)
     if json_path:
         atomic_write_text(json_path, json.dumps(verification.as_json(), indent=2, ensure_ascii=False) + "\n")
     if report_path:
@@ -305,9 +318,8 @@ def stats_command(content_dir, out_dir, lang, modules, quiet, python, timeout, n
     """Counts per module: facts by status, cards by kind, questions, lessons, missing translations."""
     from .report import stats_table
 
-    course = load(content_dir, modules)
-    verification = run_verification(course, python=python, timeout=timeout, no_cache=no_cache,
-                                    out_dir=out_dir, quiet=quiet)
+    course, verification = load_and_verify(content_dir, modules, python=python, timeout=timeout,
+                                           no_cache=no_cache, out_dir=out_dir, quiet=quiet)
     click.echo(stats_table(course, verification))
 
 

@@ -98,8 +98,19 @@ class Verification:
 
 def verify(course: Course, *, python: Optional[str] = None, timeout: float = 10.0,
            cache_dir: Optional[Path] = Path("build/.cache"),
-           progress: Optional[Callable[[int], None]] = None) -> Verification:
-    """Check every fact of ``course``; ``cache_dir=None`` runs every check afresh."""
+           progress: Optional[Callable[[int], None]] = None, worker: Optional[Worker] = None) -> Verification:
+    """Check every fact of ``course``; ``cache_dir=None`` runs every check afresh.
+
+    ``worker``, started early for this interpreter, is used or cancelled.
+    """
+    try:
+        return _verify(course, python, timeout, cache_dir, progress, worker)
+    finally:
+        if worker is not None:
+            worker.cancel()
+
+
+def _verify(course, python, timeout, cache_dir, progress, worker) -> Verification:
     interpreter = python or sys.executable
     env = probe(interpreter)
     cache = _Cache(cache_dir, env) if cache_dir else None
@@ -118,7 +129,8 @@ def verify(course: Course, *, python: Optional[str] = None, timeout: float = 10.
         progress(len(results))
     hello = cache.hello if cache and cache.hello else None
     if to_run:
-        hello = _run_worker(interpreter, to_run, timeout, course, results, progress)
+        worker = worker or Worker(interpreter)
+        hello = worker.run(to_run, timeout, course, results, progress)
         if cache:
             cache.store(hello, [(f, results[f.id]) for f in to_run])
     if hello is None:  # every fact was outside its range, nothing ran
@@ -160,32 +172,58 @@ def _result(course: Course, fact: Fact, status: str, detail: str, needs) -> Fact
     return FactResult(fact.id, status, detail, origin.file, origin.line, tuple(needs))
 
 
-def _run_worker(interpreter, facts, timeout, course, results, progress) -> dict:
-    request = {"timeout": timeout,
-               "checks": [{"check": f.check.as_dict(), "requires": list(f.requires)} for f in facts]}
-    process = subprocess.Popen([interpreter, str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
-    process.stdin.write(json.dumps(request))
-    process.stdin.close()
-    hello = None
-    for line in process.stdout:
-        message = json.loads(line)
-        if "hello" in message:
-            hello = message["hello"]
-            continue
-        fact = facts[message["index"]]
-        needs = [c for c in fact.requires if not hello["capabilities"].get(c)] if message["status"] == "skip" else []
-        results[fact.id] = _result(course, fact, message["status"], message["detail"], needs)
-        if progress:
-            progress(1)
-    stderr = process.stderr.read()
-    process.wait()
-    if hello is None:
-        raise VerifyError(f"the fact-check worker failed under {interpreter}:\n{stderr.strip()[-2000:]}")
-    for fact in facts:
-        if fact.id not in results:
-            results[fact.id] = _result(course, fact, "error", f"the worker stopped early: {stderr.strip()[-300:]}", [])
-    return hello
+class Worker:
+    """The fact-check worker process. Started early, it imports torch while the content loads."""
+
+    def __init__(self, interpreter: str):
+        self.interpreter = interpreter
+        self.process = subprocess.Popen(
+            [interpreter, str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+
+    def cancel(self) -> None:
+        """Stop a worker that turned out not to be needed (every fact cached, or bad content)."""
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            stream.close()
+
+    def run(self, facts, timeout, course, results, progress) -> dict:
+        """Send the checks, collect one result per fact into ``results``; returns the worker's hello."""
+        request = {"timeout": timeout,
+                   "checks": [{"check": f.check.as_dict(), "requires": list(f.requires)} for f in facts]}
+        try:
+            self.process.stdin.write(json.dumps(request))
+            self.process.stdin.close()
+        except BrokenPipeError:
+            pass  # it died starting up: reported below with its stderr
+        hello = None
+        for line in self.process.stdout:
+            message = json.loads(line)
+            if "hello" in message:
+                hello = message["hello"]
+                continue
+            fact = facts[message["index"]]
+            skipped = message["status"] == "skip"
+            needs = [c for c in fact.requires if not hello["capabilities"].get(c)] if skipped else []
+            results[fact.id] = _result(course, fact, message["status"], message["detail"], needs)
+            if progress:
+                progress(1)
+        stderr = self.process.stderr.read()
+        self.process.wait()
+        if hello is None:
+            raise VerifyError(f"the fact-check worker failed under {self.interpreter}:\n{stderr.strip()[-2000:]}")
+        for fact in facts:
+            if fact.id not in results:
+                results[fact.id] = _result(course, fact, "error", f"the worker stopped early: {stderr.strip()[-300:]}", [])
+        return hello
+
+
+def start_worker_if_cold(python: Optional[str], cache_dir: Optional[Path]) -> Optional[Worker]:
+    """A worker started now, before the content is loaded, when no cached result can be expected."""
+    cold = cache_dir is None or not any(Path(cache_dir).glob("verify-*.json"))
+    return Worker(python or sys.executable) if cold else None
 
 
 def _today() -> str:

@@ -334,21 +334,23 @@ class State:
 
 
 # ------------------------------------------------------------------ children
-def child_main(checks, start, out_fd):
-    """Run checks from ``start`` on; exit once one leaves state changed that cannot be put back."""
+def child_main(checks, command_fd, out_fd):
+    """Run the checks the parent names, one per line on ``command_fd``; exit when told,
+    or once a check leaves state changed that cannot be put back."""
     state = State()
     before = state.read()
-    for index in range(start, len(checks)):
-        item = checks[index]
+    commands = os.fdopen(command_fd, "r")
+    for line in commands:
+        item = checks[int(line)]
         try:
             status, detail = run_check(item["check"])
         except BaseException as err:  # SystemExit, KeyboardInterrupt from checked code
             status, detail = "error", "the check escaped: %s: %s" % (type(err).__name__, err)
         dirty = not state.restore(before)
-        line = json.dumps({"index": item["index"], "status": status, "detail": detail, "dirty": dirty})
-        os.write(out_fd, (line + "\n").encode())
+        result = json.dumps({"index": item["index"], "status": status, "detail": detail, "dirty": dirty})
+        os.write(out_fd, (result + "\n").encode())
         if dirty:
-            os._exit(0)
+            break
     os._exit(0)
 
 
@@ -363,51 +365,89 @@ def _death_reason(status):
     return "the check ended its interpreter (exit code %d)" % os.WEXITSTATUS(status)
 
 
-def supervise(checks, timeout, emit):
-    """Run every check in forked children; emit exactly one result per check."""
-    position = 0
-    while position < len(checks):
-        read_fd, write_fd = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            os.close(read_fd)
-            child_main(checks, position, write_fd)
-        os.close(write_fd)
-        position = _collect(pid, read_fd, checks, position, timeout, emit)
-        os.close(read_fd)
+class Child:
+    """A forked interpreter that runs one check at a time for the supervisor."""
+
+    def __init__(self, checks, siblings):
+        command_read, self.command_fd = os.pipe()
+        self.result_fd, result_write = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:
+            # a sibling's pipe ends held open here would keep it from ever seeing EOF
+            for fd in [self.command_fd, self.result_fd] + [f for c in siblings for f in (c.command_fd, c.result_fd)]:
+                os.close(fd)
+            child_main(checks, command_read, result_write)
+        os.close(command_read)
+        os.close(result_write)
+        self.position = None  # the check it is running
+        self.deadline = None
+        self.buffer = b""
+
+    def start(self, position, timeout):
+        self.position = position
+        self.deadline = time.monotonic() + timeout
+        os.write(self.command_fd, b"%d\n" % position)
+
+    def close(self, kill=False):
+        if kill:
+            os.kill(self.pid, signal.SIGKILL)
+        os.close(self.command_fd)  # an idle child reads EOF and exits
+        _, status = os.waitpid(self.pid, 0)
+        os.close(self.result_fd)
+        return status
 
 
-def _collect(pid, read_fd, checks, position, timeout, emit):
-    buffer = b""
-    deadline = time.monotonic() + timeout
-    while True:
-        remaining = deadline - time.monotonic()
-        ready, _, _ = select.select([read_fd], [], [], max(remaining, 0))
-        if not ready:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            emit(checks[position]["index"], "error", "timed out after %g s" % timeout)
-            return position + 1
-        chunk = os.read(read_fd, 65536)
-        if not chunk:
-            _, status = os.waitpid(pid, 0)
-            if position < len(checks):
-                emit(checks[position]["index"], "error", _death_reason(status))
-                return position + 1
-            return position
-        buffer += chunk
-        *lines, buffer = buffer.split(b"\n")
-        for line in lines:
-            result = json.loads(line)
-            emit(result["index"], result["status"], result["detail"])
-            position += 1
-            deadline = time.monotonic() + timeout
-            if result["dirty"]:  # the child exits now; a fresh one takes the next check
-                os.waitpid(pid, 0)
-                return position
-        if position >= len(checks):
-            os.waitpid(pid, 0)
-            return position
+def supervise(checks, timeout, emit, slots=1):
+    """Run every check in forked children, ``slots`` at a time; emit exactly one result per check.
+
+    Checks go out in list order (``default`` checks first), one at a time, to whichever
+    child is idle, so a slow check on one core does not hold up the other.
+    """
+    queue = list(range(len(checks)))
+    queue.reverse()  # pop() takes from the front of the original order
+    children = []
+    while queue or any(c.position is not None for c in children):
+        while queue and len(children) < slots:
+            children.append(Child(checks, children))
+        for child in children:
+            if child.position is None and queue:
+                child.start(queue.pop(), timeout)
+        busy = [c for c in children if c.position is not None]
+        wait = max(min(c.deadline for c in busy) - time.monotonic(), 0)
+        ready, _, _ = select.select([c.result_fd for c in busy], [], [], wait)
+        for child in busy:
+            if child.result_fd in ready:
+                finished = _read_result(child, checks, emit)
+            elif time.monotonic() >= child.deadline:
+                emit(checks[child.position]["index"], "error", "timed out after %g s" % timeout)
+                child.close(kill=True)
+                finished = True
+            else:
+                continue
+            if finished:
+                children.remove(child)
+    for child in children:
+        child.close()
+
+
+def _read_result(child, checks, emit):
+    """Handle what ``child`` wrote; True when the child is gone (died, or exited dirty)."""
+    chunk = os.read(child.result_fd, 65536)
+    if not chunk:
+        status = child.close()
+        emit(checks[child.position]["index"], "error", _death_reason(status))
+        return True
+    child.buffer += chunk
+    if not child.buffer.endswith(b"\n"):
+        return False
+    result = json.loads(child.buffer)
+    child.buffer = b""
+    child.position = None
+    emit(result["index"], result["status"], result["detail"])
+    if result["dirty"]:  # the child exits now; a fresh one takes the next check
+        child.close()
+        return True
+    return False
 
 
 # --------------------------------------------------------------------- main
@@ -417,8 +457,9 @@ def main():
     os.dup2(devnull, 1)  # checked code that prints must not corrupt the protocol
     os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
     warnings.simplefilter("ignore")
+    import torch  # before reading the request: the caller may start us early and send it later
+
     request = json.load(sys.stdin)
-    import torch
 
     def send(message):
         out.write(json.dumps(message) + "\n")
@@ -433,10 +474,29 @@ def main():
             send({"index": index, "status": "skip", "detail": "needs %s (not available here)" % ", ".join(missing)})
         else:
             checks.append({"index": index, "check": item["check"]})
-    checks.sort(key=lambda c: KIND_ORDER[next(k for k in KIND_ORDER if k in c["check"])])
+    checks.sort(key=_schedule_rank)
+    slots = max(1, min(int(request.get("jobs") or _cores()), len(checks) or 1))
     supervise(checks, float(request.get("timeout", 10)),
-              lambda index, status, detail: send({"index": index, "status": status, "detail": detail}))
+              lambda index, status, detail: send({"index": index, "status": status, "detail": detail}), slots)
     out.flush()
+
+
+# Code that sets precision flags cannot be put back faithfully, so its child exits afterwards;
+# running such checks last lets the others share long-lived children.
+_LIKELY_DIRTY = re.compile(r"fp32_precision\s*=|allow_tf32\s*=|set_float32_matmul_precision|disable_global_flags")
+
+
+def _schedule_rank(item):
+    check = item["check"]
+    kind = next(k for k in KIND_ORDER if k in check)
+    return KIND_ORDER[kind] + (1 if kind in ("expr", "snippet", "raises") and _LIKELY_DIRTY.search(check[kind]) else 0)
+
+
+def _cores():
+    try:
+        return min(len(os.sched_getaffinity(0)), 4)
+    except AttributeError:
+        return min(os.cpu_count() or 1, 4)
 
 
 def _in_child(function, timeout):
