@@ -1,6 +1,8 @@
 """Benchmark: a 200-question quiz sheet plus its answer key in under 1.5 s of wall time.
 
-Synthetic bilingual questions (a third with code, a quarter scenarios). Each
+Synthetic bilingual questions (a third with code, a quarter scenarios whose stems
+open with an emoji, as the shipped "tuning master" ones do, so the colour emoji
+font is part of the measure). Each
 language is timed cold: the Typst compiler is created afresh, so its scan of the
 system fonts is included, and so are selection, shuffling, the Moodle XML and the
 writes. The figure is the slower of English and Chinese; a 1-question quiz timed
@@ -43,6 +45,8 @@ def synthetic_question(i: int) -> dict:
                              "zh": f"理由 {j}：选择按输入形状缓存。"}} for j in range(count)],
         "facts": ["bench-fact"],
     }
+    if kind == "scenario":
+        question["stem"] = {lang: f"\N{VIDEO GAME} {text}" for lang, text in question["stem"].items()}
     if i % 3 == 0:
         question["code"] = ("import torch\ntorch.backends.cudnn.benchmark = True\n"
                             f"x = torch.randn(8, 3, 224, 224)  # batch {i}\ny = torch.nn.Conv2d(3, 16, 3)(x)\n")

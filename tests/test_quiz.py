@@ -1,16 +1,25 @@
-"""Quiz handouts, read back from the files: versions, answer key, Chinese, Moodle XML, page breaks.
+"""Quiz handouts, read back from the files: versions, answer key, Chinese, emoji, Moodle XML, page breaks.
 
-The course is a temporary copy of the shipped cuDNN module plus a synthetic module
-whose questions have unique texts (so a text found in a PDF names one question and
-one option), code, scenarios, a true/false question, a question resting on a fact
-that needs CUDA, and one full of Typst markup characters.
+Two courses, each built once per module:
+
+* a lab module this file writes into a temporary folder. Every stem and option text
+  is distinctive (a text found in a PDF names one question and one option), so the
+  tests can demand exact counts, compare the key's letters with each version's
+  shuffled options, and find literal Typst markup, emoji, code, a long stem, scenarios
+  and a question resting on a fact that needs CUDA;
+* the shipped course (``course``/``verification`` from conftest), whose texts change
+  as authors write. Its tests only assert properties that hold for any content:
+  every question sits on every sheet in one piece, at the number the key gives it.
+
+PDFs are read with ``pdftotext -raw`` (content-stream order: the "1 pt" label follows
+the stem, it never cuts into it); pypdf only looks at fonts, colours and metadata.
 """
 from __future__ import annotations
 
 import functools
 import html
 import re
-import shutil
+import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -27,65 +36,104 @@ from generator.render.base import RenderJob
 from generator.render.quiz_select import SelectionError, make_versions, select
 from generator.verify import FactResult, Verification
 
-ROOT = Path(__file__).resolve().parent.parent
 SEED = 7
 VERSIONS = ("A", "B", "C")
 LITERAL_STEM = "Markup stays text: #set page(width: 1cm) $x^2$ *bold* _under_ <label> @ref a#b"
 LITERAL_OPTION = "#emph[no] and $y$ with *stars* _x_ <tag> @cite"
+HTML_OPTION = "plain <b>html</b> & co"
 GPU_FACT = "lab-gpu-claim"
-KINDS = ("single", "multi", "scenario", "single", "multi", "truefalse")
+PLAIN_FACT = "lab-cudnn-exists"
+GAME, BRAIN = "\N{VIDEO GAME}", "\N{BRAIN}"
+DIRECTIONS = (("north", "向北"), ("east", "向东"), ("south", "向南"), ("west", "向西"))
+LONG_EN = (" The {w} job trains a convolutional network whose input shapes change every step, the team needs "
+           "exact reruns on two machines, and the nightly benchmark must still finish before the stand-up.")
+LONG_ZH = "{w} 任务训练一个卷积网络，每一步输入形状都在变化，团队要求在两台机器上完全复现，夜间基准测试还必须在早会前跑完。"
+# word, kind, indices of the right options, features
+PLAN = (
+    ("amber", "single", (1,), {"code"}),
+    ("birch", "multi", (0, 2), set()),
+    ("cobalt", "scenario", (1, 3), set()),
+    ("dune", "truefalse", (0,), set()),
+    ("ember", "single", (2,), {"gpu"}),
+    ("fjord", "multi", (3,), set()),
+    ("garnet", "scenario", (0,), set()),
+    ("harbor", "truefalse", (1,), set()),
+    ("indigo", "single", (0,), {"long", "long_code"}),
+    ("juniper", "multi", (0, 1, 3), {"code"}),
+    ("kestrel", "scenario", (0, 2), {"emoji"}),
+    ("lagoon", "single", (3,), set()),
+    ("mosaic", "multi", (1, 2), {"says_multi"}),
+    ("nectar", "scenario", (2,), set()),
+    ("onyx", "truefalse", (0,), set()),
+    ("prism", "single", (1,), set()),
+)
 
 
-# ------------------------------------------------------------------ content
-def _question(i: int) -> dict:
-    kind = KINDS[i % len(KINDS)]
-    name = f"s{i:02d}"
+# ------------------------------------------------------------------ lab content
+def _options(word: str, kind: str, right: tuple[int, ...], features: set) -> list[dict]:
     if kind == "truefalse":
-        options = [{"text": {"en": f"{name} true", "zh": f"{name} 对"}, "correct": True,
-                    "why": {"en": f"{name} reason for true", "zh": f"{name} 对的理由"}},
-                   {"text": {"en": f"{name} false", "zh": f"{name} 错"},
-                    "why": {"en": f"{name} reason for false", "zh": f"{name} 错的理由"}}]
+        texts = [{"en": f"True, {word} holds", "zh": f"{word} 对"}, {"en": f"False, {word} fails", "zh": f"{word} 错"}]
     else:
-        correct = (0, 2) if kind in ("multi", "scenario") else (1,)
-        options = [{"text": {"en": f"{name} choice {j}: the first flag", "zh": f"{name} 选项 {j}：第一个开关"},
-                    "correct": j in correct,
-                    "why": {"en": f"{name} reason {j}", "zh": f"{name} 理由 {j}"}} for j in range(4)]
-    long = " Consider a training job whose input shapes change every step while the team needs exact reruns." * (i % 3)
-    question = {
-        "id": f"lab-{name}", "kind": kind,
-        "stem": {"en": f"Synthetic question {name}: which setting of `torch.backends.cudnn` matters?{long}",
-                 "zh": f"合成题 {name}：`torch.backends.cudnn` 的哪个设置起作用？"},
-        "options": options, "points": 1 + i % 3, "difficulty": 1 + i % 3,
-        "tags": ["alpha" if i % 2 else "beta"],
-        "facts": [GPU_FACT if i % 7 == 3 else "lab-cudnn-exists"],
-    }
-    if i % 4 == 1:
-        question["code"] = f"import torch\ntorch.backends.cudnn.benchmark = True  # {name}\nmodel = torch.nn.Conv2d(3, 8, 3)\n"
+        texts = [{"en": f"{word} heads {en}", "zh": f"{word} {zh}"} for en, zh in DIRECTIONS]
+    if "emoji" in features:
+        texts[0] = {lang: f"{BRAIN} {text}" for lang, text in texts[0].items()}
+    return [{"text": text, "correct": j in right,
+             "why": {"en": f"Why {word} option {j}: its own reason.", "zh": f"{word} 第 {j} 项的理由"}}
+            for j, text in enumerate(texts)]
+
+
+def _stem(word: str, features: set) -> dict:
+    en = f"Lab question on {word}: which switch of `torch.backends` decides the {word} case?"
+    zh = f"关于 {word} 的实验题：`torch.backends` 的哪个开关决定 {word} 的情形？"
+    if "long" in features:
+        en, zh = en + LONG_EN.format(w=word) * 2, zh + LONG_ZH.format(w=word) * 2
+    if "says_multi" in features:
+        en, zh = en + " (Select all that apply.)", zh + "（多选）"
+    if "emoji" in features:
+        en, zh = f"{GAME} You are the tuning master: {en}", f"{GAME} 你是调优大师：{zh}"
+    return {"en": en, "zh": zh}
+
+
+def _code(word: str, features: set):
+    if "long_code" in features:
+        return "import torch\n" + "".join(f"x{k} = torch.randn({k + 1}, 3)  # {word} line {k}\n" for k in range(14))
+    if "code" in features:
+        return f"import torch\ntorch.backends.cudnn.benchmark = True  # {word}\nmodel = torch.nn.Conv2d(3, 8, 3)\n"
+    return None
+
+
+def _lab_question(i: int) -> dict:
+    word, kind, right, features = PLAN[i]
+    question = {"id": f"lab-{word}", "kind": kind, "stem": _stem(word, features),
+                "options": _options(word, kind, right, features), "points": 1 + i % 3, "difficulty": 1 + i % 3,
+                "tags": ["alpha" if i % 2 else "beta"], "facts": [GPU_FACT if "gpu" in features else PLAIN_FACT]}
+    code = _code(word, features)
+    if code:
+        question["code"] = code
     return question
 
 
 def _literal_question() -> dict:
     return {"id": "lab-literal", "kind": "single", "stem": LITERAL_STEM, "points": 2, "tags": ["beta"],
             "options": [{"text": LITERAL_OPTION, "correct": True, "why": "Markup characters #, $, * print as text."},
-                        {"text": "plain <b>html</b> & co", "why": "An ampersand & angle brackets stay text too."}],
-            "facts": ["lab-cudnn-exists"]}
+                        {"text": HTML_OPTION, "why": "An ampersand & angle brackets stay text too."}],
+            "facts": [PLAIN_FACT]}
 
 
-def _module() -> dict:
-    facts = [{"id": "lab-cudnn-exists", "claim": {"en": "lab claim: cudnn exists", "zh": "实验论断：cudnn 存在"},
+def lab_module() -> dict:
+    facts = [{"id": PLAIN_FACT, "claim": {"en": "lab claim: cudnn exists", "zh": "实验论断：cudnn 存在"},
               "check": {"exists": "torch.backends.cudnn"}},
              {"id": GPU_FACT, "claim": {"en": "lab claim: a GPU answers", "zh": "实验论断：GPU 会响应"},
               "check": {"expr": "torch.cuda.is_available()"}, "requires": ["cuda"],
               "source": "https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py"}]
     return {"module": "torch.backends.quizlab", "order": 50, "facts": facts,
-            "questions": [_question(i) for i in range(21)] + [_literal_question()]}
+            "questions": [_lab_question(i) for i in range(len(PLAN))] + [_literal_question()]}
 
 
 @pytest.fixture(scope="module")
 def content_dir(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("content")
-    shutil.copy(ROOT / "content" / "cudnn.yaml", folder / "cudnn.yaml")
-    (folder / "quizlab.yaml").write_text(yaml.safe_dump(_module(), allow_unicode=True, sort_keys=False),
+    (folder / "quizlab.yaml").write_text(yaml.safe_dump(lab_module(), allow_unicode=True, sort_keys=False),
                                          encoding="utf-8")
     return folder
 
@@ -121,10 +169,14 @@ def zh(lab_course, lab_verification, tmp_path_factory):
     return _render(lab_course, lab_verification, "zh", tmp_path_factory.mktemp("zh"), seed=SEED)
 
 
+def by_word(course, word: str):
+    return next(q for q in course.questions if q.id == f"lab-{word}")
+
+
 # ---------------------------------------------------------------- read back
 def squash(text: str) -> str:
-    """Text without whitespace: line wrapping in the PDF cannot break a match."""
-    return "".join(text.split())
+    """Text without whitespace (and emoji variation selectors): line wrapping cannot break a match."""
+    return "".join(text.replace("\ufe0f", "").split())
 
 
 def plain(text: str) -> str:
@@ -134,21 +186,30 @@ def plain(text: str) -> str:
 
 @functools.cache
 def read(path: Path) -> "Pdf":
-    """Each file is parsed once per test run (outputs are never rewritten under the same path)."""
+    """Each file is read once per test run (outputs are never rewritten under the same path)."""
     return Pdf(path)
 
 
 class Pdf:
     def __init__(self, path: Path):
-        self.reader = PdfReader(path)
-        self.raw_pages = [page.extract_text() for page in self.reader.pages]
+        self.path = path
+        raw = subprocess.run(["pdftotext", "-raw", "-enc", "UTF-8", str(path), "-"], capture_output=True,
+                             check=True).stdout.decode("utf-8")
+        self.raw_pages = raw.split("\f")[:-1]
         self.pages = [squash(text) for text in self.raw_pages]
         self.text = "".join(self.pages)
+
+    @functools.cached_property
+    def reader(self) -> PdfReader:
+        return PdfReader(self.path)
 
     def page_of(self, needle: str) -> int:
         hits = [n for n, page in enumerate(self.pages) if needle in page]
         assert len(hits) == 1, f"{needle!r} on pages {hits}"
         return hits[0]
+
+    def fonts(self, page: int) -> list[dict]:
+        return list(self.reader.pages[page]["/Resources"]["/Font"].values())
 
 
 def sheet_order(pdf: Pdf, questions, lang: str) -> list[tuple[str, list[int]]]:
@@ -173,11 +234,15 @@ def key_grid(pdf: Pdf, versions: int) -> dict[int, tuple[str, ...]]:
     return grid
 
 
+def expected_letters(question, order: list[int]) -> str:
+    return ",".join("ABCDEFGH"[printed] for printed, index in enumerate(order) if question.options[index].correct)
+
+
 def _files(job, letters=VERSIONS):
     return {name: job.output("quiz", name) for name in [*(f".{v}.pdf" for v in letters), ".key.pdf", ".moodle.xml"]}
 
 
-# -------------------------------------------------------------------- tests
+# -------------------------------------------------------------------- lab tests
 def test_outputs_are_named_by_language_and_version(en, zh):
     for job, paths in (en, zh):
         assert paths == list(_files(job).values())
@@ -185,14 +250,15 @@ def test_outputs_are_named_by_language_and_version(en, zh):
         assert all(p.stat().st_size > 0 for p in paths)
 
 
-def test_each_question_appears_exactly_once_per_version(en, lab_course):
-    job, _ = en
-    for letter in VERSIONS:
-        pdf = read(job.output("quiz", f".{letter}.pdf"))
-        for question in lab_course.questions:
-            assert pdf.text.count(plain(question.stem.en)) == 1, (letter, question.id)
-            for option in question.options:
-                assert pdf.text.count(plain(option.text.en)) == 1, (letter, question.id, option.text.en)
+def test_each_question_appears_exactly_once_per_version(en, zh, lab_course):
+    for job, _ in (en, zh):
+        for letter in VERSIONS:
+            pdf = read(job.output("quiz", f".{letter}.pdf"))
+            for question in lab_course.questions:
+                assert pdf.text.count(plain(question.stem.get(job.lang))) == 1, (job.lang, letter, question.id)
+                for option in question.options:
+                    text = plain(option.text.get(job.lang))
+                    assert pdf.text.count(text) == 1, (job.lang, letter, question.id, text)
 
 
 def test_versions_shuffle_questions_and_options_but_keep_true_false_order(en, lab_course):
@@ -203,33 +269,31 @@ def test_versions_shuffle_questions_and_options_but_keep_true_false_order(en, la
     option_orders = {tuple(tuple(o) for _, o in sorted(order)) for order in orders.values()}
     assert len(option_orders) == len(VERSIONS)
     truefalse = {q.id for q in lab_course.questions if q.kind == "truefalse"}
-    assert truefalse
+    assert len(truefalse) == 3
     for order in orders.values():
         assert all(options == [0, 1] for qid, options in order if qid in truefalse)
 
 
-def test_options_carry_letters_and_check_boxes_in_print_order(en, lab_course):
+def test_options_carry_letters_in_print_order(en, lab_course):
     job, _ = en
     pdf = read(job.output("quiz", ".B.pdf"))
     by_id = {q.id: q for q in lab_course.questions}
     for qid, order in sheet_order(pdf, lab_course.questions, "en"):
         for printed, index in enumerate(order):
             text = plain(by_id[qid].options[index].text.en)
-            assert pdf.text[pdf.text.index(text) - 1] == "ABCD"[printed]
+            assert pdf.text[pdf.text.index(text) - 1] == "ABCD"[printed], (qid, text)
 
 
-def test_key_letters_match_every_version(en, lab_course):
-    job, _ = en
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_key_letters_match_every_version(lang, en, zh, lab_course):
+    job, _ = {"en": en, "zh": zh}[lang]
     grid = key_grid(read(job.output("quiz", ".key.pdf")), len(VERSIONS))
     assert sorted(grid) == list(range(1, len(lab_course.questions) + 1))
     by_id = {q.id: q for q in lab_course.questions}
     for column, letter in enumerate(VERSIONS):
-        order = sheet_order(read(job.output("quiz", f".{letter}.pdf")), lab_course.questions, "en")
+        order = sheet_order(read(job.output("quiz", f".{letter}.pdf")), lab_course.questions, lang)
         for number, (qid, options) in enumerate(order, 1):
-            question = by_id[qid]
-            expected = ",".join("ABCD"[printed] for printed, index in enumerate(options)
-                                if question.options[index].correct)
-            assert grid[number][column] == expected, (letter, number, qid)
+            assert grid[number][column] == expected_letters(by_id[qid], options), (letter, number, qid)
 
 
 def test_key_explains_every_option_and_names_its_facts(en, lab_course):
@@ -248,7 +312,7 @@ def test_key_explains_every_option_and_names_its_facts(en, lab_course):
         for fact_id in question.facts:
             assert plain(lab_course.fact(fact_id).claim.en) in block
         assert (note in block) == (GPU_FACT in question.facts), question.id
-    assert pdf.text.count(note) == sum(GPU_FACT in q.facts for q in questions) > 0
+    assert pdf.text.count(note) == 1
 
 
 def test_first_page_has_header_boxes_and_total_points(en, lab_course):
@@ -270,24 +334,43 @@ def test_questions_are_numbered_with_points_and_scenarios_get_writing_space(en, 
     for number, (qid, _) in enumerate(sheet_order(pdf, lab_course.questions, "en"), 1):
         question = by_id[qid]
         unit = "pt" if question.points == 1 else "pts"
-        assert f"{number}.{plain(question.stem.en)}" in pdf.text
-        assert f"{question.points}{unit}" in pdf.text[pdf.text.index(plain(question.stem.en)):][:400]
+        stem = plain(question.stem.en)
+        assert f"{number}.{stem}" in pdf.text, "the stem follows its number, uncut"
+        after = pdf.text[pdf.text.index(stem) + len(stem):]
+        assert re.match(rf"(\(selectallthatapply\))?{question.points}{unit}", after), (qid, after[:40])
     scenarios = sum(q.kind == "scenario" for q in lab_course.questions)
-    assert pdf.text.count("Explainyourchoice:") == scenarios > 0
+    assert pdf.text.count("Explainyourchoice:") == scenarios == 4
+
+
+def test_select_all_hint_only_where_several_answers_count_and_never_twice(en, zh, lab_course):
+    """multi: always hinted; scenario: only with more than one right option; a stem saying so gets no second hint."""
+    expected = {"birch": True, "fjord": True, "juniper": True, "cobalt": True, "kestrel": True,
+                "garnet": False, "nectar": False, "amber": False, "dune": False, "mosaic": False}
+    hints = {"en": "(selectallthatapply)", "zh": "（多选）"}
+    for job, _ in (en, zh):
+        text = read(job.output("quiz", ".A.pdf")).text
+        for word, hinted in expected.items():
+            stem = plain(by_word(lab_course, word).stem.get(job.lang))
+            after = text[text.index(stem) + len(stem):]
+            assert after.startswith(hints[job.lang]) == hinted, (job.lang, word)
+        mosaic = plain(by_word(lab_course, "mosaic").stem.get(job.lang))
+        assert text.count(mosaic) == 1 and text.count(mosaic + hints[job.lang]) == 0
 
 
 def test_no_question_runs_over_a_page_break(en, zh, lab_course):
     for job, _ in (en, zh):
         for letter in VERSIONS:
             pdf = read(job.output("quiz", f".{letter}.pdf"))
-            assert len(pdf.pages) >= 4
+            assert len(pdf.pages) >= 3
             for question in lab_course.questions:
                 page = pdf.page_of(plain(question.stem.get(job.lang)))
                 for option in question.options:
                     assert pdf.page_of(plain(option.text.get(job.lang))) == page, (letter, question.id)
-                if question.code:
-                    for line in question.code.splitlines():
-                        assert squash(line) in pdf.pages[page], (letter, question.id, line)
+                for line in (question.code or "").splitlines():
+                    assert squash(line) in pdf.pages[page], (letter, question.id, line)
+            scenario = pdf.page_of(plain(by_word(lab_course, "garnet").stem.get(job.lang)))
+            writing = {"en": "Explainyourchoice:", "zh": "理由："}[job.lang]
+            assert writing in pdf.pages[scenario]
 
 
 def test_every_page_carries_the_verification_footer(en, zh):
@@ -303,19 +386,41 @@ def test_markup_characters_in_content_print_literally(en, zh):
             text = read(job.output("quiz", name)).text
             assert squash(LITERAL_STEM) in text
             assert squash(LITERAL_OPTION) in text
-            assert squash("plain <b>html</b> & co") in text
+            assert squash(HTML_OPTION) in text
 
 
 def test_code_is_monospaced_and_coloured(en, lab_course):
     job, _ = en
     pdf = read(job.output("quiz", ".A.pdf"))
-    with_code = next(q for q in lab_course.questions if q.code)
-    page = pdf.reader.pages[pdf.page_of(plain(with_code.stem.en))]
-    fonts = [str(font["/BaseFont"]) for font in page["/Resources"]["/Font"].values()]
-    assert any("DejaVuSansMono" in font for font in fonts)
-    stream = page.get_contents().get_data().decode("latin-1")
+    page = pdf.page_of(plain(by_word(lab_course, "amber").stem.en))
+    assert any("DejaVuSansMono" in str(font.get("/BaseFont", "")) for font in pdf.fonts(page))
+    stream = pdf.reader.pages[page].get_contents().get_data().decode("latin-1")
     colours = {tuple(c) for c in re.findall(r"([\d.]+) ([\d.]+) ([\d.]+) (?:scn|rg)\b", stream)}
     assert any(len(set(colour)) > 1 for colour in colours), "no coloured (non-grey) text on the code page"
+
+
+def test_emoji_are_typeset_in_colour_not_as_boxes(en, zh, lab_course):
+    """The colour emoji font draws 🎮 and 🧠 as bitmap glyphs (a Type 3 font) that still extract as emoji."""
+    kestrel = by_word(lab_course, "kestrel")
+    for job, _ in (en, zh):
+        for name in (".A.pdf", ".key.pdf"):
+            pdf = read(job.output("quiz", name))
+            page = pdf.page_of(plain(kestrel.stem.get(job.lang)))
+            assert squash(f"{GAME} ") in pdf.pages[page] and BRAIN in pdf.pages[page]
+            assert any(font["/Subtype"] == "/Type3" for font in pdf.fonts(page)), (job.lang, name)
+            without = pdf.page_of(plain(by_word(lab_course, "amber").stem.get(job.lang)))
+            if without != page:
+                assert not any(font["/Subtype"] == "/Type3" for font in pdf.fonts(without))
+
+
+def test_missing_emoji_font_is_a_clear_error_only_when_content_has_emoji(lab_course, lab_verification, tmp_path,
+                                                                          monkeypatch):
+    monkeypatch.setattr(quiz, "EMOJI_FONT", "Noto Color Emoji Nowhere")
+    with pytest.raises(BuildError, match=r"no font family 'noto color emoji nowhere'.*fonts-noto-color-emoji"):
+        _render(lab_course, lab_verification, "en", tmp_path / "emoji")
+    assert not (tmp_path / "emoji").exists() or not list((tmp_path / "emoji").iterdir())
+    _, paths = _render(lab_course, lab_verification, "en", tmp_path / "alpha", tags=("alpha",), versions=1)
+    assert BRAIN not in read(paths[0]).text, "kestrel (beta) is not in this quiz, so it needs no emoji font"
 
 
 def test_chinese_sheets_extract_as_chinese(zh, lab_course):
@@ -323,23 +428,9 @@ def test_chinese_sheets_extract_as_chinese(zh, lab_course):
     pdf = read(job.output("quiz", ".A.pdf"))
     assert pdf.pages[0].startswith(squash("torch.backends 测验 A 卷"))
     assert "姓名" in pdf.pages[0] and "得分" in pdf.pages[0]
-    for question in lab_course.questions:
-        assert pdf.text.count(plain(question.stem.get("zh"))) == 1
-    first_page = pdf.reader.pages[0]
-    fonts = [str(font["/BaseFont"]) for font in first_page["/Resources"]["/Font"].values()]
-    assert any("NotoSansCJK" in font for font in fonts)
+    assert any("NotoSansCJK" in str(font.get("/BaseFont", "")) for font in pdf.fonts(0))
     key = read(job.output("quiz", ".key.pdf")).text
     assert squash("未在此环境验证（需要 CUDA）") in key and "实验论断：GPU会响应" in key
-
-
-def test_chinese_key_matches_chinese_sheets(zh, lab_course):
-    job, _ = zh
-    grid = key_grid(read(job.output("quiz", ".key.pdf")), len(VERSIONS))
-    by_id = {q.id: q for q in lab_course.questions}
-    order = sheet_order(read(job.output("quiz", ".C.pdf")), lab_course.questions, "zh")
-    for number, (qid, options) in enumerate(order, 1):
-        expected = ",".join("ABCD"[p] for p, i in enumerate(options) if by_id[qid].options[i].correct)
-        assert grid[number][2] == expected
 
 
 def test_same_seed_gives_byte_identical_files(en, lab_course, lab_verification, tmp_path):
@@ -349,7 +440,7 @@ def test_same_seed_gives_byte_identical_files(en, lab_course, lab_verification, 
         assert first.read_bytes() == second.read_bytes(), first.name
     for path in paths[:4]:
         assert read(path).reader.metadata["/CreationDate"] == "D:20260304000000Z", "dated by the verification"
-    _, other = _render(lab_course, lab_verification, "en", tmp_path / "other", seed=SEED + 1)
+    _, other = _render(lab_course, lab_verification, "en", tmp_path / "other", seed=SEED + 1, versions=1)
     assert other[0].read_bytes() != paths[0].read_bytes()
 
 
@@ -360,25 +451,26 @@ def test_moodle_xml_holds_every_question_with_per_option_feedback(en, lab_course
     assert root[0].get("type") == "category"
     questions = {q.findtext("idnumber"): q for q in root.findall("question[@type='multichoice']")}
     assert list(questions) == [q.id for q in lab_course.questions]
+    text_of = lambda markup: html.unescape(re.sub(r"<[^>]+>", "", markup))  # noqa: E731
     for question in lab_course.questions:
         element = questions[question.id]
-        assert html.escape(question.stem.en.replace("`", "")) in re.sub(r"</?code>", "", element.findtext("questiontext/text"))
+        assert text_of(element.findtext("questiontext/text")).startswith(question.stem.en.replace("`", ""))
         assert element.findtext("defaultgrade") == str(question.points)
         answers = element.findall("answer")
         assert len(answers) == len(question.options)
         for answer, option in zip(answers, question.options):
-            assert html.unescape(re.sub(r"<[^>]+>", "", answer.findtext("text"))) == option.text.en.replace("`", "")
-            feedback = html.unescape(re.sub(r"<[^>]+>", "", answer.findtext("feedback/text")))
-            assert feedback == option.why.en.replace("`", "")
+            assert text_of(answer.findtext("text")) == option.text.en.replace("`", "")
+            assert text_of(answer.findtext("feedback/text")) == option.why.en.replace("`", "")
         fractions = [float(a.get("fraction")) for a in answers]
         assert sum(f for f, o in zip(fractions, question.options) if o.correct) == pytest.approx(100, abs=0.001)
-        single = question.kind in ("single", "truefalse")
-        assert element.findtext("single") == ("true" if single else "false")
         tags = [t.findtext("text") for t in element.findall("tags/tag")]
         assert ("unverified::needs-cuda" in tags) == (GPU_FACT in question.facts)
-        general = element.findtext("generalfeedback/text")
+        general = text_of(element.findtext("generalfeedback/text"))
         for fact_id in question.facts:
-            assert html.escape(lab_course.fact(fact_id).claim.en) in general
+            assert lab_course.fact(fact_id).claim.en.replace("`", "") in general
+    single = {qid: element.findtext("single") for qid, element in questions.items()}
+    assert [single[f"lab-{w}"] for w in ("amber", "dune", "garnet", "fjord", "cobalt")] == [
+        "true", "true", "true", "false", "false"], "a scenario with one right answer is answered like a single"
     literal = questions["lab-literal"].findtext("questiontext/text")
     assert html.escape(LITERAL_STEM) in literal and "<label>" not in literal
 
@@ -389,7 +481,7 @@ def test_count_picks_the_same_questions_for_every_version(lab_course, lab_verifi
     chosen = select(lab_course.questions, count=5, seed=3)
     others = [q for q in lab_course.questions if q not in chosen]
     for path in paths[:2]:
-        pdf = Pdf(path)
+        pdf = read(path)
         assert pdf.pages[0].startswith(squash("Week 3 check"))
         assert [round(float(x)) for x in pdf.reader.pages[0].mediabox[2:]] == [612, 792]
         assert all(pdf.text.count(plain(q.stem.en)) == 1 for q in chosen)
@@ -407,8 +499,8 @@ def test_fewer_versions_remove_the_sheets_no_key_matches(lab_course, lab_verific
 def test_selection_filters_and_shortfall(lab_course):
     questions = lab_course.questions
     beta = select(questions, tags=("beta",))
-    assert beta == [q for q in questions if "beta" in q.tags]
-    assert select(questions, tags=("alpha", "beta")) == [q for q in questions if q.tags]
+    assert beta == [q for q in questions if "beta" in q.tags] and 0 < len(beta) < len(questions)
+    assert select(questions, tags=("alpha", "beta")) == questions
     assert select(questions) == questions
     hard = select(questions, difficulty=3)
     assert hard and all(q.difficulty == 3 for q in hard)
@@ -448,16 +540,6 @@ def test_typst_errors_carry_typsts_message(lab_course, lab_verification, tmp_pat
     assert "unclosed delimiter" in str(caught.value) and "quiz.typ:2" in caught.value.output
 
 
-def test_default_options_build_the_shipped_content(job_for, course):
-    job = job_for("en")
-    paths = quiz.render(job)
-    assert [p.name for p in paths] == ["quiz.en.A.pdf", "quiz.en.B.pdf", "quiz.en.C.pdf", "quiz.en.key.pdf",
-                                       "quiz.en.moodle.xml"]
-    for question in course.questions:
-        assert read(paths[0]).text.count(plain(question.stem.en)) == 1
-    assert len(key_grid(read(paths[3]), 3)) == len(course.questions)
-
-
 def test_cli_writes_a_quiz_and_reports_a_shortfall_as_usage_error(content_dir, tmp_path):
     runner = CliRunner()
     out = tmp_path / "build"
@@ -469,3 +551,109 @@ def test_cli_writes_a_quiz_and_reports_a_shortfall_as_usage_error(content_dir, t
     short = runner.invoke(main, [*args, "--tag", "beta", "--count", "500"])
     assert short.exit_code == 2
     assert re.search(r"asked for 500 questions but only \d+ match", short.output)
+
+
+# --------------------------------------------------------- the shipped course
+WHERE = {"en": r"·\d+pts?·numberonsheet:", "zh": r"·\d+分·各卷题号："}
+
+
+@pytest.fixture(scope="module")
+def shipped(course, verification, tmp_path_factory):
+    """The real course with default options, in both languages: {lang: (job, paths)}."""
+    out = tmp_path_factory.mktemp("shipped")
+    return {lang: _render(course, verification, lang, out) for lang in ("en", "zh")}
+
+
+def sheet_numbers(key: Pdf, course, lang: str) -> dict[str, dict[int, object]]:
+    """{version letter: {number on its sheet: question}}, read from the key's "number on sheet: A 3 · B 5 · C 1"."""
+    letters = r"·".join(rf"{v}(\d+)" for v in VERSIONS)
+    numbers: dict[str, dict[int, object]] = {v: {} for v in VERSIONS}
+    for question in course.questions:
+        match = re.search(re.escape(question.id) + WHERE[lang] + letters, key.text)
+        assert match, (lang, question.id)
+        for letter, number in zip(VERSIONS, match.groups()):
+            assert int(number) not in numbers[letter], (lang, letter, number)
+            numbers[letter][int(number)] = question
+    return numbers
+
+
+def question_start(page: str, number: int, stem: str) -> int:
+    """Where question ``number`` with ``stem`` begins in a page's raw text (a line "<number>. <stem>"); -1 if not there."""
+    for match in re.finditer(rf"(?m)^{number}\.", page):
+        if squash(page[match.end():]).startswith(stem):
+            return match.start()
+    return -1
+
+
+def test_shipped_content_builds_every_file_in_both_languages(shipped, course):
+    assert len(course.questions) >= 50
+    for lang, (job, paths) in shipped.items():
+        assert [p.name for p in paths] == [f"quiz.{lang}.{s}" for s in ("A.pdf", "B.pdf", "C.pdf", "key.pdf",
+                                                                         "moodle.xml")]
+        assert all(p.stat().st_size > 0 for p in paths)
+        assert sorted(key_grid(read(paths[3]), len(VERSIONS))) == list(range(1, len(course.questions) + 1))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_shipped_questions_sit_on_every_sheet_in_one_piece(lang, shipped, course):
+    """Each version holds every stem at the number the key gives it, and each question's options and
+    code lines stand on the page of its stem, before the next question begins."""
+    job, paths = shipped[lang]
+    numbers = sheet_numbers(read(paths[3]), course, lang)
+    for letter, path in zip(VERSIONS, paths):
+        pdf = read(path)
+        assert sorted(numbers[letter]) == list(range(1, len(course.questions) + 1))
+        page_index = 0
+        for number in range(1, len(course.questions) + 1):
+            question = numbers[letter][number]
+            stem = plain(question.stem.get(lang))
+            while page_index < len(pdf.pages) and question_start(pdf.raw_pages[page_index], number, stem) < 0:
+                page_index += 1
+            assert page_index < len(pdf.pages), (lang, letter, number, question.id, "stem not found in order")
+            page = pdf.raw_pages[page_index]
+            start = question_start(page, number, stem)
+            following = numbers[letter].get(number + 1)
+            end = question_start(page, number + 1, plain(following.stem.get(lang))) if following else -1
+            block = squash(page[start:end if end > start else len(page)])
+            for option in question.options:
+                assert plain(option.text.get(lang)) in block, (lang, letter, number, question.id)
+            for line in (question.code or "").splitlines():
+                assert squash(line) in block, (lang, letter, number, question.id, line)
+
+
+def test_shipped_chinese_sheets_are_chinese(shipped, course):
+    """Every Chinese character of the stems and options comes back out of the sheet as that character."""
+    _, paths = shipped["zh"]
+    pdf = read(paths[0])
+    assert pdf.pages[0].startswith(squash("torch.backends 测验 A 卷"))
+    han = re.compile("[\u4e00-\u9fff]")
+    printed = [q.stem.get("zh") for q in course.questions] + [
+        o.text.get("zh") for q in course.questions for o in q.options]
+    expected = sum(len(han.findall(text)) for text in printed)
+    assert expected > 1000 and len(han.findall(pdf.text)) >= expected
+    assert all(plain(q.stem.zh) in pdf.text for q in course.questions if q.stem.zh)
+
+
+def test_shipped_emoji_are_drawn_by_the_emoji_font(shipped, course):
+    emoji = [q for q in course.questions if quiz.EMOJI.search(q.stem.en)]
+    if not emoji:
+        pytest.skip("the shipped content holds no emoji at present")
+    for lang, (_, paths) in shipped.items():
+        pdf = read(paths[0])
+        stem = plain(emoji[0].stem.get(lang))
+        page = next(n for n, text in enumerate(pdf.pages) if stem in text)
+        assert any(font["/Subtype"] == "/Type3" for font in pdf.fonts(page)), lang
+
+
+def test_shipped_moodle_xml_holds_every_question_with_feedback(shipped, course):
+    for lang, (_, paths) in shipped.items():
+        root = ET.parse(paths[4]).getroot()
+        questions = root.findall("question[@type='multichoice']")
+        assert [q.findtext("idnumber") for q in questions] == [q.id for q in course.questions]
+        for element, question in zip(questions, course.questions):
+            assert element.findtext("questiontext/text").strip()
+            assert element.findtext("generalfeedback/text").strip()
+            answers = element.findall("answer")
+            assert len(answers) == len(question.options), question.id
+            assert all(a.findtext("feedback/text").strip() for a in answers), question.id
+            assert sum(float(a.get("fraction")) > 0 for a in answers) == sum(o.correct for o in question.options)

@@ -12,7 +12,7 @@ from typing import Sequence
 
 from ..model import Question
 from .base import RenderJob
-from .quiz_select import SINGLE_ANSWER_KINDS
+from .quiz_select import takes_many_answers
 
 CATEGORY = "$course$/top/torchdeck"
 
@@ -48,7 +48,7 @@ def _question(job: RenderJob, question: Question) -> ET.Element:
     ET.SubElement(element, "penalty").text = "0.3333333"
     ET.SubElement(element, "hidden").text = "0"
     ET.SubElement(element, "idnumber").text = question.id
-    single = question.kind in SINGLE_ANSWER_KINDS
+    single = not takes_many_answers(question)
     ET.SubElement(element, "single").text = "true" if single else "false"
     ET.SubElement(element, "shuffleanswers").text = "false" if question.kind == "truefalse" else "true"
     ET.SubElement(element, "answernumbering").text = "ABCD"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
@@ -23,7 +24,7 @@ from ..errors import BuildError
 from ..model import Question
 from .base import RenderJob
 from .moodle import moodle_xml
-from .quiz_select import SINGLE_ANSWER_KINDS, Placed, SelectionError, Version, letter, make_versions, select
+from .quiz_select import Placed, SelectionError, Version, letter, make_versions, select, takes_many_answers
 
 __all__ = ["QuizOptions", "SelectionError", "render"]
 
@@ -31,6 +32,8 @@ TEMPLATE = Path(__file__).resolve().parents[2] / "templates" / "quiz.typ"
 LATIN_FONT = "Libertinus Serif"  # embedded in Typst: no system font needed for English
 CJK_FONT = "Noto Sans CJK SC"  # from the system (fonts-noto-cjk)
 MONO_FONT = "DejaVu Sans Mono"  # embedded in Typst
+EMOJI_FONT = "Noto Color Emoji"  # from the system (fonts-noto-color-emoji), only for content with emoji
+EMOJI = re.compile("[\u2600-\u27bf\u2b00-\u2bff\ufe0f\U0001f000-\U0001faff]")  # pictographs and dingbats
 PAPERS = {"a4": "a4", "letter": "us-letter"}
 MAX_VERSIONS = 26  # A to Z
 WRITING_LINES = 4  # ruled lines under a scenario question
@@ -52,6 +55,7 @@ WORDS = {
                          "tick every correct answer. Scenario questions also ask you to explain your choice "
                          "on the lines below them."),
         "multi": "(select all that apply)",
+        "multi_said": "all that apply",  # a stem that already says so gets no second hint
         "explain": "Explain your choice:",
         "points": ("{} pt", "{} pts"),
         "key": "Answer key",
@@ -70,6 +74,7 @@ WORDS = {
         "total_points": ("{} 分", "{} 分"),
         "instructions": "单选题请勾选唯一正确的选项；标有“多选”的题目请勾选所有正确选项。情景题还需在题目下方的横线上写出理由。",
         "multi": "（多选）",
+        "multi_said": "多选",
         "explain": "理由：",
         "points": ("{} 分", "{} 分"),
         "key": "答案",
@@ -101,7 +106,7 @@ def render(job: RenderJob, options: QuizOptions = QuizOptions()) -> list[Path]:
                        count=options.count, seed=options.seed)
     versions = make_versions(questions, options.versions, options.seed)
     title = options.title or WORDS[job.lang]["title"]
-    page = _page(job, options, title)
+    page = _page(job, options, title, questions)
     files = {job.output("quiz", f".{v.letter}.pdf"): typeset(sheet_data(job, v, page)) for v in versions}
     files[job.output("quiz", ".key.pdf")] = typeset(key_data(job, questions, versions, page))
     files[job.output("quiz", ".moodle.xml")] = moodle_xml(job, questions, title)
@@ -118,13 +123,32 @@ def _remove_stale_sheets(job: RenderJob, built: int) -> None:
 
 
 # ------------------------------------------------------------ template data
-def _page(job: RenderJob, options: QuizOptions, title: str) -> dict:
+def _page(job: RenderJob, options: QuizOptions, title: str, questions: Sequence[Question]) -> dict:
     """What every document of the quiz shares: language, fonts, paper, date, words."""
     year, month, day = (int(part) for part in job.verification.date.split("-"))
     fonts = [LATIN_FONT, CJK_FONT] if job.lang == "zh" else [LATIN_FONT]
+    if _has_emoji(job, title, questions):
+        fonts.append(EMOJI_FONT)
     return {"lang": job.lang, "fonts": fonts, "mono_fonts": [MONO_FONT, *fonts[1:]],
             "paper": PAPERS[options.paper], "date": [year, month, day], "title": title,
             "words": WORDS[job.lang], "footer": job.verified_line()}
+
+
+def _has_emoji(job: RenderJob, title: str, questions: Sequence[Question]) -> bool:
+    """Whether anything the quiz prints needs the colour emoji font (the 🎮 of scenario stems)."""
+    return any(EMOJI.search(text) for text in _printed_texts(job, title, questions))
+
+
+def _printed_texts(job: RenderJob, title: str, questions: Sequence[Question]):
+    yield title
+    for question in questions:
+        yield job.t(question.stem)
+        yield question.code or ""
+        for option in question.options:
+            yield job.t(option.text)
+            yield job.t(option.why)
+        for fact_id in question.facts:
+            yield job.t(job.course.fact(fact_id).claim)
 
 
 def sheet_data(job: RenderJob, version: Version, page: dict) -> dict:
@@ -139,13 +163,20 @@ def sheet_data(job: RenderJob, version: Version, page: dict) -> dict:
 
 def _sheet_question(job: RenderJob, number: int, placed: Placed) -> dict:
     question = placed.question
-    words = WORDS[job.lang]
     return {"number": number, "points": _points(job, question), "stem": job.t(question.stem),
-            "hint": "" if question.kind in SINGLE_ANSWER_KINDS else words["multi"],
+            "hint": _hint(job, question),
             "code": code_lines(question.code, question.language),
             "options": [{"letter": letter(index), "text": job.t(option.text)}
                         for index, option in enumerate(placed.options)],
             "lines": WRITING_LINES if question.kind == "scenario" else 0}
+
+
+def _hint(job: RenderJob, question: Question) -> str:
+    """'(select all that apply)' after the stem of a question that takes several answers, unless it says so."""
+    words = WORDS[job.lang]
+    if not takes_many_answers(question) or words["multi_said"] in job.t(question.stem).lower():
+        return ""
+    return words["multi"]
 
 
 def key_data(job: RenderJob, questions: Sequence[Question], versions: Sequence[Version], page: dict) -> dict:
@@ -236,11 +267,17 @@ def typeset(data: dict) -> bytes:
         raise BuildError(f"Typst could not typeset {TEMPLATE.name}", _describe(err)) from None
     for warning in warnings:
         if "unknown font family" in warning.message:
-            family = warning.message.rsplit(":", 1)[-1].strip()
-            raise BuildError(f"Typst finds no font family '{family}': Chinese quizzes need {CJK_FONT} "
-                             f"(install the fonts-noto-cjk package); no PDF was written rather than one "
-                             f"with empty boxes for characters")
+            raise _missing_font(warning.message.rsplit(":", 1)[-1].strip())
     return pdf
+
+
+def _missing_font(family: str) -> BuildError:
+    """Typst names the family in lower case; say what needs it and which Debian package brings it."""
+    needs = {CJK_FONT.lower(): ("Chinese quizzes need", CJK_FONT, "fonts-noto-cjk"),
+             EMOJI_FONT.lower(): ("emoji in the content need", EMOJI_FONT, "fonts-noto-color-emoji")}
+    what, name, package = needs.get(family, ("the quiz needs", family, "a package with that font"))
+    return BuildError(f"Typst finds no font family '{family}': {what} {name} (install {package}); "
+                      f"no PDF was written rather than one with empty boxes for characters")
 
 
 @functools.cache

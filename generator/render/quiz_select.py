@@ -15,11 +15,20 @@ from typing import Optional, Sequence
 from ..errors import BuildError
 from ..model import Option, Question
 
-SINGLE_ANSWER_KINDS = ("single", "truefalse")
-
 
 class SelectionError(BuildError):
     """The filters leave no questions, or fewer than asked for."""
+
+
+def takes_many_answers(question: Question) -> bool:
+    """Whether students may tick several boxes: every ``multi`` question (even one with a single
+    right option, so the format gives nothing away) and a scenario with more than one right option.
+
+    A scenario with one right option asks "which setting?" and is answered like a ``single``.
+    """
+    if question.kind == "multi":
+        return True
+    return question.kind == "scenario" and sum(o.correct for o in question.options) > 1
 
 
 def letter(index: int) -> str:
