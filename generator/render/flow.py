@@ -1,0 +1,323 @@
+"""Measure content blocks and pour them onto as many slides as they need.
+
+A slide's body area takes blocks top to bottom. A block that does not fit in
+what is left is split where it can be (between lines of a paragraph or a code
+listing, between table rows, with the table header repeated) and continues on
+the next slide; nothing is shrunk to make it fit. Heights come from ``fit`` with
+the real font files, so what is placed here is what LibreOffice and PowerPoint draw.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Optional, Sequence, Union
+
+from ..errors import BuildError
+from . import fit
+from .pptx_text import Para, Span, Typefaces, line_pt, pieces
+
+MIN_PT = 14.0  # no text is set smaller: what does not fit continues on the next slide
+WRAP_SLACK = 0.97  # wrap a little before the edge: renderers differ by a few tenths of a point
+GAP = 10.0  # pt between blocks
+MIN_SPLIT = 0.25  # split a block onto the rest of a slide only where at least this share of the body is left
+
+
+@dataclass(frozen=True)
+class BoxStyle:
+    """How a text block looks: insets (pt), fill and outline (theme colours), whether lines wrap."""
+
+    insets: tuple[float, float, float, float] = (2.0, 2.0, 2.0, 2.0)  # left, top, right, bottom
+    fill: Optional[str] = None
+    line: Optional[str] = None
+    wrap: bool = True
+
+
+STYLES = {
+    "plain": BoxStyle(),
+    "caption": BoxStyle(),
+    "code": BoxStyle((10.0, 7.0, 10.0, 7.0), fill="bg2", line="tx2", wrap=False),
+    "quote": BoxStyle((14.0, 8.0, 10.0, 8.0), line="accent2"),
+    "callout": BoxStyle((12.0, 8.0, 12.0, 8.0), fill="accent5:15", line="accent5"),
+    "warn": BoxStyle((10.0, 4.0, 10.0, 4.0), line="accent6"),
+}
+
+
+@dataclass(frozen=True)
+class TextBlock:
+    """Paragraphs in one box; ``kind`` names its look in ``STYLES``."""
+
+    paras: tuple[Para, ...]
+    kind: str = "plain"
+    keep_with_next: bool = False  # a caption stays on the slide of what it captions
+
+    @property
+    def style(self) -> BoxStyle:
+        return STYLES[self.kind]
+
+
+@dataclass(frozen=True)
+class CodeBlock:
+    """A listing, one tuple of coloured spans per line; set as large as ``largest`` pt while no line wraps."""
+
+    lines: tuple[tuple[Span, ...], ...]
+    largest: float = 18.0
+
+
+@dataclass(frozen=True)
+class TableBlock:
+    """A table: each cell is a tuple of paragraphs; the header row repeats on every slide it spans."""
+
+    header: tuple[tuple[Para, ...], ...]
+    rows: tuple[tuple[tuple[Para, ...], ...], ...]
+
+
+@dataclass(frozen=True)
+class PictureBlock:
+    png: bytes
+    pixels: tuple[int, int]  # width, height
+
+
+Block = Union[TextBlock, CodeBlock, TableBlock, PictureBlock]
+CONTINUED_CODE = "↪"
+
+
+@dataclass(frozen=True)
+class Area:
+    x: float
+    y: float
+    w: float
+    h: float
+
+    @property
+    def bottom(self) -> float:
+        return self.y + self.h
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A block at its place on a slide (pt); a table also carries its column widths and row heights."""
+
+    block: Block
+    area: Area
+    columns: tuple[float, ...] = ()
+    rows: tuple[float, ...] = ()
+
+
+CELL_INSETS = (6.0, 4.0, 6.0, 4.0)
+
+
+class Flow:
+    """Measures blocks in one deck's typefaces and paginates them into a body area."""
+
+    def __init__(self, faces: Typefaces):
+        self.faces = faces
+
+    # ----------------------------------------------------------- text
+    def lines(self, para: Para, width: float, wrap: bool = True) -> list[int]:
+        """Where each line of ``para`` starts, set in a box whose inner width is ``width``."""
+        if not wrap:
+            return [0]
+        return fit.wrap(pieces(para, self.faces), para.size, (width - para.margin) * WRAP_SLACK)
+
+    def units(self, paras: Sequence[Para], width: float, wrap: bool = True) -> list[tuple[int, int, float]]:
+        """(paragraph, line start, height) for every line: the pieces a text can be split into."""
+        units = []
+        for index, para in enumerate(paras):
+            step = line_pt(para, self.faces)
+            for number, start in enumerate(self.lines(para, width, wrap)):
+                units.append((index, start, step + (para.before if number == 0 else 0.0)))
+        return units
+
+    def text_height(self, paras: Sequence[Para], width: float, style: BoxStyle) -> float:
+        left, top, right, bottom = style.insets
+        return top + bottom + sum(h for *_, h in self.units(paras, width - left - right, style.wrap))
+
+    def widest_line(self, para: Para) -> float:
+        return fit.pieces_width(pieces(para, self.faces), para.size)
+
+    def split_paras(self, paras: Sequence[Para], width: float, style: BoxStyle, room: float):
+        """The paragraphs that fit in ``room`` pt and the rest; (None, paras) if not even one line fits."""
+        left, top, right, bottom = style.insets
+        used = top + bottom
+        taken = 0
+        units = self.units(paras, width - left - right, style.wrap)
+        for index, start, height in units:
+            if used + height > room:
+                break
+            used += height
+            taken += 1
+        if taken == 0:
+            return None, tuple(paras)
+        if taken == len(units):
+            return tuple(paras), None
+        index, start, _ = units[taken]
+        head = list(paras[:index])
+        rest = list(paras[index:])
+        if start > 0:
+            first, second = paras[index].cut(start)
+            head.append(first)
+            rest[0] = second
+        return tuple(head), tuple(rest)
+
+    # ------------------------------------------------------------ code
+    def code_text(self, code: CodeBlock, width: float) -> TextBlock:
+        """The listing at the largest size (at least ``MIN_PT``) where no line wraps.
+
+        A line too long even at ``MIN_PT`` is broken by us, not by the renderer: its
+        continuation starts with a hanging ``↪``, so a reader sees the break.
+        """
+        style = STYLES["code"]
+        inner = (width - style.insets[0] - style.insets[2]) * WRAP_SLACK
+        widest = max(self.widest_line(Para(line, 1.0)) for line in code.lines)
+        size = max(MIN_PT, min(code.largest, int(inner / max(widest, 1e-6) * 2) / 2))
+        paras: list[Para] = []
+        for line in code.lines:
+            para = Para(line, size)
+            if self.widest_line(para) <= inner:
+                paras.append(para)
+                continue
+            hang = fit.text_width(CONTINUED_CODE + " ", fit.FontSet(self.faces.mono, self.faces.mono_ea), size)
+            starts = fit.wrap(pieces(para, self.faces), size, inner - hang)
+            chunks = []
+            for start in reversed(starts[1:]):
+                para, rest = para.cut(start)
+                chunks.insert(0, replace(rest, bullet=CONTINUED_CODE, margin=hang))
+            paras += [para, *chunks]
+        return TextBlock(tuple(paras), "code")
+
+    # ---------------------------------------------------------- tables
+    def columns(self, table: TableBlock, width: float) -> tuple[float, ...]:
+        """Column widths: each column's natural width where all fit, else shares of what is left."""
+        count = len(table.header)
+        pad = CELL_INSETS[0] + CELL_INSETS[2]
+        natural = [pad + 1.0] * count
+        least = [pad + 1.0] * count
+        for row in (table.header, *table.rows):
+            for column, cell in enumerate(row):
+                for para in cell:
+                    natural[column] = max(natural[column], pad + self.widest_line(para) / WRAP_SLACK + 2)
+                    least[column] = max(least[column], pad + self._longest_word(para) / WRAP_SLACK + 2)
+        least = [min(value, width / count) for value in least]
+        if sum(natural) <= width:
+            return tuple(n * width / sum(natural) for n in natural)
+        spare = width - sum(least)
+        wants = [max(n - m, 0.0) for n, m in zip(natural, least)]
+        total = sum(wants) or 1.0
+        return tuple(m + spare * w / total for m, w in zip(least, wants))
+
+    def _longest_word(self, para: Para) -> float:
+        longest = 0.0
+        for text, fonts in pieces(para, self.faces):
+            for word in text.split():
+                longest = max(longest, fit.text_width(word, fonts, para.size))
+        return longest
+
+    def cell_height(self, cell: Sequence[Para], width: float) -> float:
+        left, top, right, bottom = CELL_INSETS
+        return top + bottom + sum(h for *_, h in self.units(cell, width - left - right))
+
+    def row_height(self, row, columns) -> float:
+        return max(self.cell_height(cell, width) for cell, width in zip(row, columns))
+
+    def split_row(self, row, columns, room: float):
+        """A row too tall for any slide, cut between lines of its cells."""
+        heads, rests = [], []
+        style = BoxStyle(CELL_INSETS)
+        for cell, width in zip(row, columns):
+            head, rest = self.split_paras(cell, width, style, room)
+            if head is None and cell:
+                raise BuildError(f"a table cell line is taller than a slide: {cell[0].text[:60]!r}")
+            heads.append(head or ())
+            rests.append(rest or ())
+        return tuple(heads), tuple(rests)
+
+    # --------------------------------------------------------- paginate
+    def paginate(self, blocks: Sequence[Block], body: Area) -> list[list[Placed]]:
+        """The blocks placed on one or more slides (the first is this slide, the rest '(cont.)')."""
+        pages: list[list[Placed]] = [[]]
+        queue = [self.code_text(b, body.w) if isinstance(b, CodeBlock) else b for b in blocks]
+        y = body.y
+        while queue:
+            block = queue.pop(0)
+            room = body.bottom - y
+            placed, rest = self._place(block, body, y, room, queue[0] if queue else None, bool(pages[-1]))
+            if placed:
+                pages[-1].append(placed)
+                y = placed.area.bottom + GAP
+            if rest is not None:
+                queue.insert(0, rest)
+                pages.append([])
+                y = body.y
+        return [page for page in pages if page] or [[]]
+
+    def _place(self, block, body: Area, y: float, room: float, following, page_used: bool):
+        """(placed, rest): what goes here, and what continues on the next slide (None when done)."""
+        splittable = not page_used or room >= MIN_SPLIT * body.h
+        if isinstance(block, PictureBlock):
+            return self._place_picture(block, body, y, room, page_used)
+        if isinstance(block, TableBlock):
+            return self._place_table(block, body, y, room, splittable)
+        height = self.text_height(block.paras, body.w, block.style)
+        extra = self._first_line(following, body.w) if block.keep_with_next and following else 0.0
+        if height + extra <= room or (height <= room and not page_used):
+            return Placed(block, Area(body.x, y, body.w, height)), None
+        if page_used and (not splittable or block.keep_with_next):
+            return None, block
+        head, rest = self.split_paras(block.paras, body.w, block.style, room)
+        if head is None:
+            return self._next_slide(block, page_used)
+        top = replace(block, paras=head)
+        placed = Placed(top, Area(body.x, y, body.w, self.text_height(head, body.w, block.style)))
+        return placed, replace(block, paras=rest)
+
+    def _next_slide(self, block, page_used: bool):
+        if not page_used:
+            raise BuildError(f"one line is taller than a whole slide: {block!r:.80}")
+        return None, block
+
+    def _first_line(self, block, width: float) -> float:
+        if isinstance(block, TextBlock):
+            style = block.style
+            units = self.units(block.paras[:1], width - style.insets[0] - style.insets[2], style.wrap)
+            return style.insets[1] + style.insets[3] + (units[0][2] if units else 0.0) + GAP
+        if isinstance(block, TableBlock):
+            columns = self.columns(block, width)
+            first = block.rows[:1]
+            return sum(self.row_height(r, columns) for r in (block.header, *first)) + GAP
+        return GAP  # a picture takes whatever room is left
+
+    def _place_table(self, table: TableBlock, body: Area, y: float, room: float, splittable: bool):
+        columns = self.columns(table, body.w)
+        header = self.row_height(table.header, columns)
+        heights = [self.row_height(r, columns) for r in table.rows]
+        used, count = header, 0
+        for height in heights:
+            if used + height > room:
+                break
+            used += height
+            count += 1
+        if count == len(table.rows):
+            return self._table(table, body, y, columns, [header, *heights]), None
+        if count == 0 or not splittable:
+            if y > body.y:
+                return None, table
+            head_row, rest_row = self.split_row(table.rows[0], columns, room - header)
+            first = replace(table, rows=(head_row,))
+            rest = replace(table, rows=(rest_row, *table.rows[1:]))
+            return self._table(first, body, y, columns, [header, self.row_height(head_row, columns)]), rest
+        first = replace(table, rows=table.rows[:count])
+        rest = replace(table, rows=table.rows[count:])
+        return self._table(first, body, y, columns, [header, *heights[:count]]), rest
+
+    @staticmethod
+    def _table(table, body, y, columns, heights) -> Placed:
+        return Placed(table, Area(body.x, y, body.w, sum(heights)), tuple(columns), tuple(heights))
+
+    @staticmethod
+    def _place_picture(picture: PictureBlock, body: Area, y: float, room: float, page_used: bool):
+        """The picture as large as fits, aspect ratio kept, centred across the body."""
+        if page_used and room < 0.5 * body.h:
+            return None, picture
+        pixel_w, pixel_h = picture.pixels
+        scale = min(body.w / pixel_w, room / pixel_h)
+        w, h = pixel_w * scale, pixel_h * scale
+        return Placed(picture, Area(body.x + (body.w - w) / 2, y, w, h)), None

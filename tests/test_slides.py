@@ -1,0 +1,565 @@
+"""Workshop slides: structure, notes, fonts, reproducibility, and fit as LibreOffice draws it.
+
+The decks are built once per module (shipped content and a stress course that forces
+every kind of continuation), converted to PDF in one LibreOffice run, and read back
+with python-pptx and ``pdftotext -bbox``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import html
+import io
+import re
+import shutil
+import subprocess
+import unicodedata
+import zipfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+from lxml import etree
+from PIL import Image
+from pptx import Presentation
+
+from generator.diagrams import diagram_png
+from generator.errors import BuildError
+from generator.model import Course, Module
+from generator.render import fit, slides
+from generator.render.base import RenderJob
+from generator.render.deck_plan import REVIEW_EVERY
+from generator.render.slide_words import WORDS
+from generator.verify import verify
+
+A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+EMU_PER_PT = 12700
+TOLERANCE = 1.5  # pt: PDF glyph boxes vs. shape boxes
+LAYOUT_OF = {"title": "Title", "outline": "Outline", "section": "Section", "lesson": "Lesson", "diagram": "Diagram",
+             "quiz": "Quiz", "answer": "Answer", "review": "Review", "cheatsheet": "Cheat Sheet",
+             "flashcards": "Flashcards"}
+
+
+# ------------------------------------------------------------------ stress content
+def _long(n: int, word: str = "autotuning") -> str:
+    return " ".join(f"{word}{i % 7}" for i in range(n))
+
+
+LONG_LINE = "result = torch.nn.functional.scaled_dot_product_attention(" + ", ".join(
+    f"argument_number_{i}" for i in range(12)) + ")"
+LONG_CODE = "\n".join(["import torch", LONG_LINE] + [f"x{i} = torch.zeros({i}, {i})  # line {i}" for i in range(40)])
+CJK_POINT = "这是一个很长的中文要点，用来检查中文换行是否按真实字体度量计算，" * 4 + "并且不会超出文本框。"
+STRESS_MODULES = [
+    {
+        "module": "torch.backends.alpha", "order": 1,
+        "title": {"en": "Alpha: a module with everything", "zh": "Alpha：什么都有的模块"},
+        "summary": {"en": "A stress module: long points, long code, a long table.", "zh": "压力测试模块：长要点、长代码、长表格。"},
+        "lessons": [
+            {"id": "alpha-long", "title": {"en": "A very long lesson", "zh": "一节很长的课"},
+             "points": [{"en": _long(45), "zh": CJK_POINT} for _ in range(6)],
+             "code": [{"code": LONG_CODE, "caption": {"en": "A long listing", "zh": "一段长代码"}}],
+             "table": {"columns": ["Flag", "Default", {"en": "Use when", "zh": "适用场景"}],
+                       "rows": [[f"flag_{i}", "False", {"en": _long(14, "when"), "zh": "当输入形状固定并且需要更快的卷积时使用" * 2}]
+                                for i in range(22)]},
+             "quote": {"text": {"en": _long(30, "quoted"), "zh": "官方文档的一句很长的话，" * 5},
+                       "source": "https://docs.pytorch.org/docs/stable/backends.html#torch.backends.cudnn.benchmark"},
+             "analogy": {"en": "🏎️ " + _long(20, "lap"), "zh": "🏎️ 就像赛车先试跑一圈。"},
+             "diagrams": ["cudnn-flags"],
+             "notes": {"en": "Say the long thing.", "zh": "讲长内容。"},
+             "ask": {"en": "What is long?", "zh": "什么很长？"}, "minutes": 12,
+             "takeaway": {"en": "Long lessons continue on more slides.", "zh": "长课会续到更多页。"},
+             "facts": ["alpha-pass"]},
+            {"id": "alpha-gpu", "title": "Needs a GPU to check",
+             "points": ["Rests on a fact this machine cannot observe."],
+             "takeaway": "GPU-only claims are marked.", "facts": ["alpha-out-of-range"]},
+            {"id": "alpha-short", "title": "Short and sweet, under a title long enough to need a second line "
+                                            "and a smaller size before it fits the title box of its layout",
+             "points": ["One point."],
+             "diagrams": ["tf32-bits"], "facts": ["alpha-pass"]},
+            {"id": "alpha-fourth", "title": "The fourth lesson", "points": ["After a review."],
+             "takeaway": "Reviews come every three lessons.", "facts": ["alpha-pass"]},
+        ],
+        "facts": [
+            {"id": "alpha-pass", "claim": "torch imports", "check": {"expr": "torch is not None"}},
+            {"id": "alpha-out-of-range", "claim": "an old torch behaviour", "check": {"expr": "True"},
+             "torch": "<1.0"},
+        ],
+        "cards": [
+            {"id": "alpha-basic", "kind": "basic", "front": "Front?", "back": "Back.", "facts": ["alpha-pass"]},
+            {"id": "alpha-cloze", "kind": "cloze", "text": "Benchmark is {{c1::off}} by default.",
+             "facts": ["alpha-out-of-range"]},
+            {"id": "alpha-mcq", "kind": "mcq", "question": "Pick the true one",
+             "options": [{"text": "yes", "correct": True, "why": "right"}, {"text": "no", "why": "wrong"}],
+             "facts": ["alpha-pass"]},
+        ],
+        "questions": [
+            {"id": "alpha-q-code", "kind": "single", "stem": "What does this print?",
+             "code": "import torch\nprint(torch.backends.cudnn.benchmark)",
+             "options": [{"text": "False", "correct": True, "why": "The default is off."},
+                         {"text": "True", "why": "Only after you set it."}], "facts": ["alpha-pass"]},
+            {"id": "alpha-q-gpu", "kind": "multi", "stem": "Which need a GPU?",
+             "options": [{"text": "cuDNN autotuning", "correct": True, "why": "cuDNN runs on NVIDIA GPUs."},
+                         {"text": "Python imports", "why": "Those run anywhere."}],
+             "facts": ["alpha-out-of-range"]},
+            {"id": "alpha-q-orphan", "kind": "truefalse", "stem": "No lesson teaches this fact.",
+             "options": [{"text": "True", "correct": True, "why": "It is placed at the module end."},
+                         {"text": "False", "why": "It is."}], "facts": ["alpha-orphan"]},
+        ],
+    },
+    {
+        "module": "torch.backends.beta", "order": 2, "title": "Beta",
+        "lessons": [{"id": "beta-one", "title": "Beta one", "points": ["Beta point."], "facts": ["beta-pass"]}],
+        "facts": [{"id": "beta-pass", "claim": "torch has a version", "check": {"expr": "bool(torch.__version__)"}}],
+    },
+]
+STRESS_MODULES[0]["facts"].append({"id": "alpha-orphan", "claim": "true is true", "check": {"expr": "True"}})
+
+
+# ------------------------------------------------------------------------ fixtures
+@pytest.fixture(scope="module")
+def stress_course():
+    return Course(tuple(Module.model_validate(m) for m in STRESS_MODULES))
+
+
+@pytest.fixture(scope="module")
+def stress_verification(stress_course, tmp_path_factory):
+    return verify(stress_course, cache_dir=tmp_path_factory.mktemp("stress-cache"))
+
+
+@pytest.fixture(scope="module")
+def built(course, verification, stress_course, stress_verification, tmp_path_factory):
+    """Every deck the tests read: {key: (job, pptx path, pdf path)}, converted in one LibreOffice run."""
+    out = tmp_path_factory.mktemp("slides")
+    decks = {}
+    for lang in ("en", "zh"):
+        job = RenderJob(course, verification, lang, out / "real")
+        decks[f"real-{lang}"] = (job, *slides.render(job))
+        stress = RenderJob(stress_course, stress_verification, lang, out / "stress")
+        decks[f"stress-{lang}"] = (stress, *slides.render(stress))
+    flat = out / "flat"  # unique names: the real and the stress decks share file names
+    flat.mkdir()
+    for key, (_, path) in decks.items():
+        shutil.copyfile(path, flat / f"{key}.pptx")
+    _convert([sorted(flat.glob("*-en.pptx")), sorted(flat.glob("*-zh.pptx"))], out / "pdf", out)
+    return {key: (job, Presentation(str(path)), path, out / "pdf" / f"{key}.pdf")
+            for key, (job, path) in decks.items()}
+
+
+@pytest.fixture(scope="module")
+def module_decks(course, verification, tmp_path_factory):
+    """``torchdeck slides --module a --module b``: one deck per selected module (read back, not converted)."""
+    chosen = course.select([m.name for m in course.modules[:3]])
+    job = RenderJob(chosen, verification, "en", tmp_path_factory.mktemp("modules"))
+    return job, slides.render(job, per_module=True)
+
+
+def _convert(groups, pdf_dir: Path, work: Path) -> None:
+    """Convert each group of decks to PDF in its own LibreOffice (private profile), all at once."""
+    soffice = shutil.which("soffice") or shutil.which("libreoffice")
+    if soffice is None:
+        pytest.skip("LibreOffice (soffice) is not installed")
+    runs = [subprocess.Popen([soffice, f"-env:UserInstallation=file://{work}/profile-{n}", "--headless",
+                              "--convert-to", "pdf", "--outdir", str(pdf_dir), *map(str, paths)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for n, paths in enumerate(groups)]
+    for run in runs:
+        assert run.wait(timeout=600) == 0
+
+
+def _deck(built, key):
+    return built[key]
+
+
+def _name(slide) -> str:
+    return slide._element.cSld.get("name", "")
+
+
+def _kind(slide) -> str:
+    return _name(slide).split(":", 1)[0]
+
+
+# --------------------------------------------------------------------- structure
+@pytest.mark.parametrize("key", ["real-en", "real-zh", "stress-en", "stress-zh"])
+def test_every_slide_uses_the_template_layout_named_for_its_kind(built, key):
+    _, prs, _, _ = _deck(built, key)
+    assert prs.slide_width == 12192000 and prs.slide_height == 6858000  # 16:9 from the template
+    for slide in prs.slides:
+        assert slide.slide_layout.name == LAYOUT_OF[_kind(slide)], _name(slide)
+
+
+def _expected_names(course) -> list[str]:
+    """The names of the first slide of every planned slide, in order, from the content alone."""
+    first_module_diagrams = [d for lesson in course.modules[0].lessons for d in lesson.diagrams]
+    names = ["title", "outline"] + ([] if "backends-map" in first_module_diagrams else ["diagram:backends-map"])
+    count = 0
+    for module in course.modules:
+        names.append(f"section:{module.name}")
+        lesson_of = {}
+        for question in module.questions:
+            lesson_of[question.id] = None
+            for lesson in module.lessons:
+                if set(lesson.facts) & set(question.facts):
+                    lesson_of[question.id] = lesson.id
+        for lesson in module.lessons:
+            names.append(f"lesson:{lesson.id}")
+            names += [f"diagram:{d}" for d in lesson.diagrams]
+            for question in module.questions:
+                if lesson_of[question.id] == lesson.id:
+                    names += [f"quiz:{question.id}", f"answer:{question.id}"]
+            count += 1
+            if count % REVIEW_EVERY == 0:
+                names.append(f"review:{lesson.id}")
+        for question in module.questions:
+            if lesson_of[question.id] is None:
+                names += [f"quiz:{question.id}", f"answer:{question.id}"]
+    return names + ["cheatsheet", "flashcards"]
+
+
+@pytest.mark.parametrize("key", ["real-en", "real-zh", "stress-en", "stress-zh"])
+def test_slide_sequence_matches_lessons_questions_and_reviews(built, key):
+    job, prs, _, _ = _deck(built, key)
+    names = [_name(s) for s in prs.slides]
+    firsts = [n for n in names if ":cont" not in n]
+    assert firsts == _expected_names(job.course)
+    cont = WORDS[job.lang]["cont"]
+    for index, slide in enumerate(prs.slides):
+        if ":cont" in _name(slide):  # continuation slides follow their first slide and say so
+            first = _name(slide).split(":cont")[0]
+            assert names[index - 1] == first or names[index - 1].startswith(first + ":cont")
+            assert slide.shapes.title.text_frame.text.endswith(cont.strip())
+
+
+@pytest.mark.parametrize("key", ["real-en", "stress-en"])
+def test_per_module_counts(built, key):
+    """Each module's stretch of slides holds one lesson slide per lesson and a quiz and answer per question."""
+    job, prs, _, _ = _deck(built, key)
+    names = [_name(s) for s in prs.slides]
+    for module in job.course.modules:
+        start = names.index(f"section:{module.name}")
+        end = next(i for i in range(start + 1, len(names))
+                   if names[i].startswith(("section:", "cheatsheet")) and ":cont" not in names[i])
+        stretch = [n for n in names[start:end] if ":cont" not in n]
+        kinds = [n.split(":")[0] for n in stretch]
+        assert kinds.count("lesson") == len(module.lessons)
+        assert kinds.count("quiz") == kinds.count("answer") == len(module.questions)
+        assert kinds.count("diagram") == sum(len(lesson.diagrams) for lesson in module.lessons)
+        layouts = [s.slide_layout.name for s in list(prs.slides)[start:end] if ":cont" not in _name(s)]
+        assert layouts.count("Quiz") == len(module.questions)
+
+
+def test_the_stress_deck_continues_rather_than_shrinks(built):
+    job, prs, _, _ = _deck(built, "stress-en")
+    names = [_name(s) for s in prs.slides]
+    assert sum(n.startswith("lesson:alpha-long:cont") for n in names) >= 3
+    assert any(n.startswith("cheatsheet") for n in names)
+    sizes = [int(e.get("sz")) for s in prs.slides for e in s._element.iter(f"{A}rPr") if e.get("sz")]
+    assert min(sizes) >= 1400  # nothing below 14 pt
+
+
+def test_titles_shrink_to_fit_but_never_below_14_pt(built, tmp_path):
+    job, prs, _, _ = _deck(built, "stress-en")
+    long_title = next(s for s in prs.slides if _name(s) == "lesson:alpha-short")
+    sizes = {r.font.size.pt for p in long_title.shapes.title.text_frame.paragraphs for r in p.runs}
+    assert len(sizes) == 1 and 14 <= sizes.pop() < 32
+    module = job.course.modules[1]
+    endless = module.model_copy(update={"lessons": [module.lessons[0].model_copy(
+        update={"title": module.lessons[0].title.model_copy(update={"en": _long(160, "title")})})]})
+    too_long = dataclasses.replace(job, course=Course((endless,)), out_dir=tmp_path)
+    with pytest.raises(BuildError, match="does not fit its box even at 14 pt"):
+        slides.render(too_long)
+
+
+def test_long_code_keeps_every_line_and_breaks_only_visibly(built):
+    _, prs, _, _ = _deck(built, "stress-en")
+    code_lines = []
+    for slide in prs.slides:
+        if _name(slide).startswith("lesson:alpha-long"):
+            for shape in slide.shapes:
+                if shape.name.startswith("Code"):
+                    body = shape.text_frame._txBody.find(f"{A}bodyPr")
+                    assert body.get("wrap") == "none"  # the renderer never wraps code
+                    for para in shape.text_frame.paragraphs:
+                        bullet = para._p.find(f"{A}pPr/{A}buChar")
+                        line = para.text
+                        if bullet is not None:
+                            assert bullet.get("char") == "↪"
+                            code_lines[-1] += line
+                        else:
+                            code_lines.append(line)
+    assert code_lines == LONG_CODE.split("\n")
+
+
+def test_tables_repeat_their_header_and_keep_every_row(built):
+    _, prs, _, _ = _deck(built, "stress-en")
+    rows = []
+    for slide in prs.slides:
+        if _name(slide).startswith("lesson:alpha-long"):
+            for shape in slide.shapes:
+                if shape.has_table:
+                    cells = [[c.text for c in r.cells] for r in shape.table.rows]
+                    assert cells[0] == ["Flag", "Default", "Use when"]
+                    rows += [r[0] for r in cells[1:]]
+    assert rows == [f"flag_{i}" for i in range(22)]
+
+
+def test_points_survive_splitting_word_for_word(built):
+    _, prs, _, _ = _deck(built, "stress-zh")
+    text = ""
+    for slide in prs.slides:
+        if _name(slide).startswith("lesson:alpha-long"):
+            for shape in slide.shapes:
+                if shape.has_text_frame and shape.name.startswith("Body"):
+                    text += "".join(p.text for p in shape.text_frame.paragraphs)
+    assert text == CJK_POINT * 6
+
+
+# ------------------------------------------------------------ notes, footer, numbers
+@pytest.mark.parametrize("key", ["real-en", "real-zh", "stress-en", "stress-zh"])
+def test_every_content_slide_has_notes_with_say_ask_and_minutes(built, key):
+    job, prs, _, _ = _deck(built, key)
+    words = WORDS[job.lang]
+    lessons = {lesson.id: lesson for lesson in job.course.lessons}
+    for slide in list(prs.slides)[1:]:
+        assert slide.has_notes_slide, _name(slide)
+        lines = slide.notes_slide.notes_text_frame.text.split("\n")
+        assert [line[:len(p)] for line, p in zip(lines, (words["say"], words["ask"], words["time"]))] == \
+            [words["say"], words["ask"], words["time"]], _name(slide)
+        assert all(len(line) > len(p) + 1 for line, p in zip(lines, (words["say"], words["ask"])))
+        assert re.search(r"\d+", lines[2])
+        if _kind(slide) == "lesson":
+            lesson = lessons[_name(slide).split(":")[1]]
+            if lesson.notes:
+                assert lines[0] == words["say"] + job.t(lesson.notes)
+            if lesson.ask:
+                assert lines[1] == words["ask"] + job.t(lesson.ask)
+            assert str(lesson.minutes) in lines[2]
+    assert not list(prs.slides)[0].has_notes_slide  # the title slide is no content slide
+
+
+@pytest.mark.parametrize("key", ["real-en", "real-zh", "stress-en"])
+def test_footer_on_every_slide_and_slide_number_fields_on_all_but_the_title(built, key):
+    job, prs, _, _ = _deck(built, key)
+    for index, slide in enumerate(prs.slides, 1):
+        footers = [s for s in slide.placeholders if s.placeholder_format.idx == 11]
+        assert [f.text_frame.text for f in footers] == [job.verified_line()]
+        fields = [f for f in slide._element.iter(f"{A}fld") if f.get("type") == "slidenum"]
+        if index == 1:
+            assert fields == []
+        else:
+            assert len(fields) == 1 and fields[0].findtext(f"{A}t") == str(index)
+
+
+@pytest.mark.parametrize("key", ["real-zh", "real-en", "stress-zh"])
+def test_every_run_names_latin_and_east_asian_fonts(built, key):
+    _, _, path, _ = _deck(built, key)
+    with zipfile.ZipFile(path) as archive:
+        parts = [n for n in archive.namelist() if re.match(r"ppt/(slides|notesSlides)/\w+\.xml$", n)]
+        runs = 0
+        for name in parts:
+            root = etree.fromstring(archive.read(name))
+            for run in root.iter(f"{A}r", f"{A}fld"):
+                props = run.find(f"{A}rPr")
+                assert props is not None and props.find(f"{A}latin") is not None, name
+                assert props.find(f"{A}ea").get("typeface"), name
+                runs += 1
+    assert runs > 100
+    if key.endswith("zh"):
+        assert b'typeface="Noto Sans CJK SC"' in zipfile.ZipFile(path).read("ppt/slides/slide5.xml")
+
+
+def test_skipped_facts_are_visibly_marked(built):
+    job, prs, _, _ = _deck(built, "stress-en")
+    note = job.unverified_note(["alpha-out-of-range"])
+    assert note
+    marked = {_name(s) for s in prs.slides if any(note in sh.text_frame.text for sh in s.shapes if sh.has_text_frame)
+              or any(note in c.text for sh in s.shapes if sh.has_table for r in sh.table.rows for c in r.cells)}
+    assert {"lesson:alpha-gpu", "quiz:alpha-q-gpu", "answer:alpha-q-gpu", "review:alpha-short",
+            "cheatsheet", "flashcards"} <= marked
+    assert "lesson:alpha-short" not in marked and "quiz:alpha-q-code" not in marked
+
+
+# ---------------------------------------------------------------- pictures
+@pytest.mark.parametrize("key", ["real-en", "stress-en"])
+def test_diagrams_keep_their_aspect_ratio_inside_the_body(built, key):
+    job, prs, _, _ = _deck(built, key)
+    pictures = 0
+    for slide in prs.slides:
+        body = next(p for p in slide.slide_layout.placeholders if p.placeholder_format.idx == 1)
+        for shape in slide.shapes:
+            if shape.shape_type == 13:  # picture
+                name = _name(slide).split(":")[1]
+                png = diagram_png(name, job.course)
+                assert shape.image.blob == png
+                width, height = Image.open(io.BytesIO(png)).size
+                assert shape.width / shape.height == pytest.approx(width / height, rel=0.002)
+                assert body.left - 1 <= shape.left and shape.left + shape.width <= body.left + body.width + 1
+                assert body.top - 1 <= shape.top and shape.top + shape.height <= body.top + body.height + 1
+                pictures += 1
+    opening = [] if "backends-map" in [d for x in job.course.modules[0].lessons for d in x.diagrams] else [1]
+    assert pictures == len(opening) + sum(len(lesson.diagrams) for lesson in job.course.lessons)
+
+
+# ------------------------------------------------------------ reproducibility
+def test_same_content_gives_identical_bytes_and_changed_content_does_not(built, tmp_path):
+    job, _, path, _ = _deck(built, "real-zh")
+    again = slides.render(dataclasses.replace(job, out_dir=tmp_path))[0]
+    assert again.read_bytes() == path.read_bytes()
+    with zipfile.ZipFile(again) as archive:
+        assert {i.date_time for i in archive.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+        assert job.verification.date[:10].encode() in archive.read("docProps/core.xml")
+    stress, _, stress_path, _ = _deck(built, "stress-zh")
+    other = dataclasses.replace(stress, out_dir=tmp_path / "other",
+                                verification=dataclasses.replace(stress.verification, date="2001-02-03"))
+    changed = slides.render(other)[0]
+    assert changed.read_bytes() != stress_path.read_bytes()
+    assert b"2001-02-03" in zipfile.ZipFile(changed).read("docProps/core.xml")
+
+
+def test_per_module_decks_hold_one_module_each(module_decks):
+    job, paths = module_decks
+    assert [p.name for p in paths] == [f"torch-backends.{m.name}.en.pptx" for m in job.course.modules]
+    for module, path in zip(job.course.modules, paths):
+        prs = Presentation(str(path))
+        names = [_name(s) for s in prs.slides]
+        assert [n for n in names if n.startswith("section:") and ":cont" not in n] == [f"section:{module.name}"]
+        assert sum(n.startswith("lesson:") and ":cont" not in n for n in names) == len(module.lessons)
+        assert prs.slides[0].shapes.title.text_frame.text == module.display_title("en")
+
+
+# ------------------------------------------------------------ template by name
+def _template_copy(tmp_path, edit) -> Path:
+    source = zipfile.ZipFile(slides.TEMPLATE)
+    target = tmp_path / "template.pptx"
+    with zipfile.ZipFile(target, "w") as out:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            out.writestr(item, edit(item.filename, data))
+    return target
+
+
+def test_layouts_are_found_by_name(built, tmp_path):
+    job, _, _, _ = _deck(built, "stress-en")
+    renamed = _template_copy(tmp_path, lambda n, d: d.replace(b'name="Quiz"', b'name="Pop Quiz"'))
+    with pytest.raises(BuildError, match="no layout named 'Quiz'"):
+        slides.build_deck(job, template=renamed)
+
+
+def test_moving_a_layout_placeholder_moves_the_content(built, tmp_path):
+    job, _, _, _ = _deck(built, "stress-en")
+
+    def narrower(name, data):
+        if name.startswith("ppt/slideLayouts/slideLayout") and b'name="Lesson"' in data:
+            return re.sub(rb'(<p:cNvPr id="3" name="Body"/>.*?<a:off x=")(\d+)(" y="\d+"/><a:ext cx=")(\d+)',
+                          lambda m: m[1] + b"3000000" + m[3] + str(int(m[4]) - 2451360).encode(), data, flags=re.S)
+        return data
+
+    prs = Presentation(io.BytesIO(slides.build_deck(job, template=_template_copy(tmp_path, narrower))))
+    lesson = next(s for s in prs.slides if _kind(s) == "lesson")
+    content = [s for s in lesson.shapes if not s.is_placeholder or s.placeholder_format.idx == 1]
+    assert content and all(s.left == 3000000 for s in content if s.shape_type != 13)
+
+
+# --------------------------------------------------------------- fit, as drawn
+def _pdf_pages(pdf: Path):
+    out = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    pages = []
+    for page in re.finditer(r'<page width="([\d.]+)" height="([\d.]+)">(.*?)</page>', out, re.S):
+        words = [(float(a), float(b), float(c), float(d), html.unescape(t)) for a, b, c, d, t in
+                 re.findall(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">(.*?)</word>',
+                            page[3])]
+        pages.append((float(page[1]), float(page[2]), words))
+    return pages
+
+
+def _norm(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKC", text).lower() if c.isalnum())
+
+
+P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
+
+
+def _shape_boxes(slide):
+    """(box in pt, normalised text, name) of every text-holding shape (read with lxml: 900 slides)."""
+    boxes = []
+    for shape in slide.shapes._spTree.iterchildren(f"{P}sp", f"{P}graphicFrame"):
+        xfrm = shape.find(f"{P}spPr/{A}xfrm")
+        if xfrm is None:
+            xfrm = shape.find(f"{P}xfrm")
+        off, ext = xfrm.find(f"{A}off"), xfrm.find(f"{A}ext")
+        x, y = int(off.get("x")) / EMU_PER_PT, int(off.get("y")) / EMU_PER_PT
+        box = (x, y, x + int(ext.get("cx")) / EMU_PER_PT, y + int(ext.get("cy")) / EMU_PER_PT)
+        text = "".join(t.text or "" for t in shape.iter(f"{A}t"))
+        name = shape.find(f".//{P}cNvPr").get("name")
+        boxes.append((box, _norm(text), name))
+    return boxes
+
+
+def _inside(word, box) -> bool:
+    x0, y0, x1, y1, _ = word
+    # LibreOffice writes Ascent 0 / Descent 0 into its PDF font descriptors, so poppler boxes each word
+    # with its defaults, 0.95 em above and 0.35 em below the baseline. Glyphs of DejaVu and Noto CJK
+    # reach at most 0.29 em below it: the word's real bottom is there.
+    size = (y1 - y0) / 1.3
+    y1 = y1 - (0.35 - 0.29) * size
+    return (x0 >= box[0] - TOLERANCE and y0 >= box[1] - TOLERANCE
+            and x1 <= box[2] + TOLERANCE and y1 <= box[3] + TOLERANCE)
+
+
+@pytest.mark.parametrize("key", ["real-en", "real-zh", "stress-en", "stress-zh"])
+def test_every_text_span_lies_inside_the_slide_and_its_own_box(built, key):
+    _, prs, _, pdf = _deck(built, key)
+    pages = _pdf_pages(pdf)
+    assert len(pages) == len(prs.slides)
+    checked = 0
+    for number, ((width, height, words), slide) in enumerate(zip(pages, prs.slides), 1):
+        assert (width, height) == (pytest.approx(960, abs=0.1), pytest.approx(540, abs=0.1))
+        boxes = _shape_boxes(slide)
+        for word in words:
+            assert _inside(word, (0, 0, width, height)), (number, word)
+            key_text = _norm(word[4])
+            own = [b for b in boxes if key_text in b[1]] if key_text else boxes
+            assert own, f"slide {number}: {word[4]!r} is in no shape"
+            assert any(_inside(word, box) for box, _, _ in own), \
+                f"slide {number} ({_name(slide)}): {word} outside {[(n, b) for b, _, n in own]}"
+            checked += 1
+    assert checked > 100
+
+
+def test_code_lines_are_drawn_unwrapped(built):
+    """As many lines of code in the PDF as paragraphs in each code box: LibreOffice wrapped none."""
+    _, prs, _, pdf = _deck(built, "stress-en")
+    pages = _pdf_pages(pdf)
+    boxes = 0
+    for (_, _, words), slide in zip(pages, prs.slides):
+        for shape in slide.shapes:
+            if shape.name.startswith("Code"):
+                box = tuple(v / EMU_PER_PT for v in (shape.left, shape.top, shape.left + shape.width,
+                                                      shape.top + shape.height))
+                tops = sorted(w[1] for w in words if _inside(w, box))
+                lines = 1 + sum(b - a > 4 for a, b in zip(tops, tops[1:]))
+                assert lines == len(shape.text_frame.paragraphs)
+                boxes += 1
+    assert boxes >= 3
+
+
+# ------------------------------------------------------------ measurement unit
+SANS = fit.FontSet("DejaVu Sans", "Noto Sans CJK SC")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(alphabet="abc def-/中文，。（）ghijk 12", min_size=1, max_size=200),
+       st.floats(min_value=40, max_value=400))
+def test_wrapped_lines_fit_their_width_and_lose_nothing(text, width):
+    starts = fit.wrap([(text, SANS)], 14, width)
+    assert starts[0] == 0 and starts == sorted(set(starts))
+    widths = fit.measure([(text, SANS)])
+    for start, end in zip(starts, starts[1:] + [len(text)]):
+        line = widths[start:end]
+        visible = len(text[start:end].rstrip(" "))
+        assert visible == 1 or sum(line[:visible]) * 14 <= width + 1e-6
+
+
+def test_measurement_uses_the_real_fonts():
+    mono = fit.FontSet("DejaVu Sans Mono", "Noto Sans Mono CJK SC")
+    assert fit.text_width("iiiiiiiiii", mono, 10) == pytest.approx(fit.text_width("WWWWWWWWWW", mono, 10))
+    assert fit.text_width("iiiiiiiiii", SANS, 10) < fit.text_width("WWWWWWWWWW", SANS, 10) / 2
+    assert fit.text_width("中文", SANS, 10) == pytest.approx(20, rel=0.02)  # CJK glyphs are one em wide
