@@ -179,6 +179,14 @@ def test_decks_follow_modules(shipped, course, lang):
         assert col.decks.name(anki_card.did) == deck_name(by_guid[anki_card.note().guid])
 
 
+def test_root_deck_says_what_it_was_verified_against(shipped):
+    col, job = shipped["en"]["col"], shipped["en"]["job"]
+    description = col.decks.by_name(ROOT_DECK)["desc"]
+    counts = job.verification.counts()
+    assert f"verified against torch {job.verification.torch} on {job.verification.date}" in description
+    assert f"({counts['pass']} pass, {counts['skip']} skip)" in description
+
+
 def test_tags_are_hierarchical_and_spaceless(shipped, course):
     col, job = shipped["en"]["col"], shipped["en"]["job"]
     by_guid = {note_guid("en", card.id): (module, card) for module in course.modules for card in module.cards}

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import genanki
+from markupsafe import escape
 
 from ..diagrams import diagram_filename, diagram_png
 from .anki_lock import Changes, compare, read_manifest, stamp, write_manifest
@@ -108,7 +109,7 @@ def _still_defined(job: RenderJob) -> set[str]:
 
 def _decks(job: RenderJob) -> list[dict]:
     """The root deck and one per module that has cards, in module order."""
-    decks = {ROOT_DECK: _ROOT_DESCRIPTION[job.lang]}
+    decks = {ROOT_DECK: f"{_ROOT_DESCRIPTION[job.lang]}<br>{escape(job.verified_line())}"}
     for module in job.course.modules:
         if module.cards:
             decks.setdefault(deck_name(module), job.t(module.summary))
