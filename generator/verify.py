@@ -223,7 +223,12 @@ class Worker:
 def start_worker_if_cold(python: Optional[str], cache_dir: Optional[Path]) -> Optional[Worker]:
     """A worker started now, before the content is loaded, when no cached result can be expected."""
     cold = cache_dir is None or not any(Path(cache_dir).glob("verify-*.json"))
-    return Worker(python or sys.executable) if cold else None
+    if not cold:
+        return None
+    try:
+        return Worker(python or sys.executable)
+    except OSError:
+        return None  # no such interpreter: the probe reports it cleanly
 
 
 def _today() -> str:

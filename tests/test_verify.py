@@ -153,11 +153,18 @@ def test_cli_verify_json_report_and_exit_code(tmp_path):
 
 def test_a_python_without_torch_is_a_clear_error(tmp_path):
     content = write_content(tmp_path / "content", {"exists-pass": CASES["exists-pass"]})
-    result = CliRunner().invoke(main, ["verify", "--content", str(content), "--python", "/usr/bin/python3",
-                                       "--no-cache"])
-    if result.exit_code == 0:
-        pytest.skip("the system python has torch installed")
+    bare = tmp_path / "bare-python"  # this interpreter without site-packages: no torch
+    bare.write_text(f'#!/bin/sh\nexec "{sys.executable}" -S "$@"\n')
+    bare.chmod(0o755)
+    result = CliRunner().invoke(main, ["verify", "--content", str(content), "--python", str(bare), "--no-cache"])
     assert result.exit_code == 1 and "has no torch installed" in result.output
+
+
+def test_a_missing_interpreter_is_a_clear_error(tmp_path):
+    content = write_content(tmp_path / "content", {"exists-pass": CASES["exists-pass"]})
+    result = CliRunner().invoke(main, ["verify", "--content", str(content), "--python", str(tmp_path / "nope"),
+                                       "--no-cache"])
+    assert result.exit_code == 1 and "cannot run" in result.output and "Traceback" not in result.output
 
 
 FAKE_TREE = {
