@@ -59,10 +59,10 @@ def main():
 
 
 # ------------------------------------------------------------------ helpers
-def load(content_dir: str, modules=()) -> Course:
+def load(content_dir: str, modules=(), cache_dir=None) -> Course:
     """The course, or a clean exit 2 listing every problem of the input."""
     try:
-        course = load_course(content_dir)
+        course = load_course(content_dir, cache_dir)
     except ContentError as err:
         for problem in err.problems:
             click.echo(str(problem), err=True)
@@ -83,7 +83,7 @@ def load_and_verify(content_dir, modules, *, python, timeout, no_cache, out_dir,
     cache_dir = None if no_cache else Path(out_dir) / ".cache"
     worker = start_worker_if_cold(python, cache_dir)
     try:
-        course = load(content_dir, modules)
+        course = load(content_dir, modules, cache_dir)
     except BaseException:
         if worker:
             worker.cancel()

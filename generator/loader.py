@@ -6,11 +6,15 @@ problems of a run are collected and raised together as one ContentError.
 """
 from __future__ import annotations
 
+import hashlib
+import pickle
 from pathlib import Path
+from typing import Optional
 
 import yaml
 from pydantic import ValidationError
 
+from .atomic import atomic_write_bytes
 from .diagram_names import DIAGRAM_NAMES
 from .errors import ContentError, Problem
 from .model import Course, Module, Origin
@@ -19,8 +23,12 @@ _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 Positions = dict[tuple, tuple[int, int]]
 
 
-def load_course(content_dir: str | Path) -> Course:
-    """Every module file of ``content_dir``, validated and cross-checked."""
+def load_course(content_dir: str | Path, cache_dir: Optional[Path] = None) -> Course:
+    """Every module file of ``content_dir``, validated and cross-checked.
+
+    With ``cache_dir``, a file's parsed YAML (data and positions) is kept there under
+    the hash of its bytes, so an unchanged file is not parsed again.
+    """
     folder = Path(content_dir)
     if not folder.is_dir():
         raise ContentError([Problem(str(folder), 0, 0, "", "no such content folder")])
@@ -29,23 +37,71 @@ def load_course(content_dir: str | Path) -> Course:
         raise ContentError([Problem(str(folder), 0, 0, "", "no *.yaml module files in this folder")])
     problems: list[Problem] = []
     loaded: list[tuple[str, Module, Positions]] = []
+    to_cache: dict[Path, tuple] = {}
     for path in files:
-        result = _load_file(path, problems)
+        result = _load_file(path, problems, cache_dir, to_cache)
         if result is not None:
             loaded.append(result)
     origins = _cross_check(loaded, problems)
     if problems:
         raise ContentError(problems)
+    _store_parsed(to_cache)  # only a clean load writes anything
     modules = tuple(m for _, m, _ in sorted(loaded, key=lambda t: (t[1].order, t[1].module)))
     return Course(modules, origins)
 
 
-def _load_file(path: Path, problems: list[Problem]):
+def _load_file(path: Path, problems: list[Problem], cache_dir: Optional[Path], to_cache: dict):
     name = str(path)
+    raw = path.read_bytes()
+    parsed = _parse_cached(name, raw, problems, cache_dir, to_cache)
+    if parsed is None:
+        return None
+    data, positions = parsed
+    if not isinstance(data, dict):
+        problems.append(Problem(name, 1, 1, "", "a module file is a mapping with at least 'module'"))
+        return None
     try:
-        text = path.read_bytes().decode("utf-8")
+        module = Module.model_validate(data)
+    except ValidationError as err:
+        problems.extend(_problem_from(e, data, positions, name) for e in err.errors())
+        return None
+    return name, module, positions
+
+
+_PARSE_VERSION = b"torchdeck-parse-1"
+
+
+def _parse_cached(name: str, raw: bytes, problems: list[Problem], cache_dir: Optional[Path], to_cache: dict):
+    """``(data, positions)`` of a file's bytes; None (with problems recorded) when it does not parse.
+
+    A fresh parse is added to ``to_cache`` (entry path -> parse) for the caller to store.
+    """
+    entry = None
+    if cache_dir is not None:
+        entry = Path(cache_dir) / "parsed" / (hashlib.sha256(_PARSE_VERSION + raw).hexdigest()[:32] + ".pickle")
+        try:
+            return pickle.loads(entry.read_bytes())
+        except (OSError, pickle.UnpicklingError, EOFError, ValueError):
+            pass
+    parsed = _parse(name, raw, problems)
+    if parsed is not None and entry is not None:
+        to_cache[entry] = parsed
+    return parsed
+
+
+def _store_parsed(to_cache: dict) -> None:
+    for entry, parsed in to_cache.items():
+        try:
+            atomic_write_bytes(entry, pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL))
+        except OSError:
+            pass  # a read-only build folder only costs speed
+
+
+def _parse(name: str, raw: bytes, problems: list[Problem]):
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
-        line = path.read_bytes()[: err.start].count(b"\n") + 1
+        line = raw[: err.start].count(b"\n") + 1
         problems.append(Problem(name, line, 1, "", f"not UTF-8 text (byte {err.object[err.start]:#x})"))
         return None
     try:
@@ -61,15 +117,7 @@ def _load_file(path: Path, problems: list[Problem]):
     data = _to_python(node, (), positions, name, problems) if node is not None else None
     if len(problems) > errors_before:
         return None
-    if not isinstance(data, dict):
-        problems.append(Problem(name, 1, 1, "", "a module file is a mapping with at least 'module'"))
-        return None
-    try:
-        module = Module.model_validate(data)
-    except ValidationError as err:
-        problems.extend(_problem_from(e, data, positions, name) for e in err.errors())
-        return None
-    return name, module, positions
+    return data, positions
 
 
 def _to_python(node, path: tuple, positions: Positions, name: str, problems: list[Problem]):

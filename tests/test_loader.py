@@ -209,3 +209,26 @@ def test_cli_reports_mutations_with_exit_code_2(tmp_path):
     assert result.exit_code == 2, result.output
     assert "m.yaml:4:" in result.output and "m.yaml:5:" in result.output
     assert "2 problem(s)" in result.output
+
+
+def test_parse_cache_returns_the_same_course_and_notices_edits(tmp_path):
+    content, cache = tmp_path / "content", tmp_path / "cache"
+    content.mkdir()
+    write(content, "a.yaml", VALID)
+    first = load_course(content, cache)
+    assert list((cache / "parsed").iterdir())
+    again = load_course(content, cache)
+    assert again.modules == first.modules and again.origins == first.origins
+    edited = copy.deepcopy(VALID)
+    edited["facts"][0]["claim"] = "edited claim"
+    write(content, "a.yaml", edited)
+    assert load_course(content, cache).facts[0].claim.en == "edited claim"
+    bad = copy.deepcopy(VALID)
+    bad["facts"][0]["sorce"] = "x"
+    write(content, "a.yaml", bad)
+    entries = set((cache / "parsed").iterdir())
+    for _ in range(2):  # a bad load writes nothing, and is reported every time
+        with pytest.raises(ContentError) as caught:
+            load_course(content, cache)
+        assert [p.field for p in caught.value.problems] == ["facts[0].sorce"]
+    assert set((cache / "parsed").iterdir()) == entries
