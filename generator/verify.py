@@ -179,7 +179,7 @@ class Worker:
         self.interpreter = interpreter
         self.process = subprocess.Popen(
             [interpreter, str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+            text=True, env=_worker_environment())
 
     def cancel(self) -> None:
         """Stop a worker that turned out not to be needed (every fact cached, or bad content)."""
@@ -218,6 +218,12 @@ class Worker:
             if fact.id not in results:
                 results[fact.id] = _result(course, fact, "error", f"the worker stopped early: {stderr.strip()[-300:]}", [])
         return hello
+
+
+def _worker_environment() -> dict:
+    """The caller's environment, with OpenMP threads that sleep rather than spin when idle:
+    the worker's children share the cores, and a spinning pool in one starves the other."""
+    return {"OMP_WAIT_POLICY": "PASSIVE", **os.environ, "PYTHONWARNINGS": "ignore"}
 
 
 def start_worker_if_cold(python: Optional[str], cache_dir: Optional[Path]) -> Optional[Worker]:
