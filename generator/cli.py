@@ -135,9 +135,10 @@ def jobs(course, verification, lang, out_dir):
     return [RenderJob(course, verification, code, Path(out_dir)) for code in languages(lang)]
 
 
-def finish(what: str, paths, started: float, verification: Verification) -> None:
-    for path in paths:
-        click.echo(f"  wrote {path}")
+def finish(what: str, paths, started: float, verification: Verification, quiet: bool = False) -> None:
+    if not quiet:
+        for path in paths:
+            click.echo(f"  wrote {path}")
     click.echo(f"{what}: {len(paths)} file(s), facts {counts_line(verification)} "
                f"(torch {verification.torch}) in {time.perf_counter() - started:.1f}s")
 
@@ -200,7 +201,7 @@ def deck(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, 
     paths = []
     for job in jobs(course, verification, lang, out_dir):
         paths += anki.render(job, lock)
-    finish("deck", paths, started, verification)
+    finish("deck", paths, started, verification, quiet)
 
 
 @main.command()
@@ -216,7 +217,7 @@ def slides(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache
     paths = []
     for job in jobs(course, verification, lang, out_dir):
         paths += slides_renderer.render(job, per_module=bool(modules))
-    finish("slides", paths, started, verification)
+    finish("slides", paths, started, verification, quiet)
 
 
 @main.command()
@@ -245,7 +246,7 @@ def quiz(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache,
             paths += quiz_renderer.render(job, options)
         except quiz_renderer.SelectionError as err:
             raise click.UsageError(str(err)) from None
-    finish("quiz", paths, started, verification)
+    finish("quiz", paths, started, verification, quiet)
 
 
 @main.command()
@@ -264,7 +265,7 @@ def build(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache)
         paths += slides_renderer.render(job, per_module=bool(modules))
         if course.questions:  # a selection without questions gets no quiz rather than an error
             paths += quiz_renderer.render(job, quiz_renderer.QuizOptions())
-    finish("build", paths, started, verification)
+    finish("build", paths, started, verification, quiet)
 
 
 @main.command("lint")
