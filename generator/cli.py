@@ -10,13 +10,18 @@ import sys
 import time
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 import click
 
 from .errors import BuildError, ContentError
-from .loader import load_course
-from .model import Course
-from .text import LANGS
 from .verify import STATUSES, Verification, VerifyError, start_worker_if_cold, verify
+
+if TYPE_CHECKING:
+    from .model import Course
+
+# The content model (pydantic) is imported where the content is loaded, after the
+# fact-check worker has been started, so that torch's import overlaps ours.
 
 
 class Failure(click.ClickException):
@@ -61,6 +66,8 @@ def main():
 # ------------------------------------------------------------------ helpers
 def load(content_dir: str, modules=(), cache_dir=None) -> Course:
     """The course, or a clean exit 2 listing every problem of the input."""
+    from .loader import load_course
+
     try:
         course = load_course(content_dir, cache_dir)
     except ContentError as err:
@@ -119,6 +126,8 @@ def counts_line(verification: Verification) -> str:
 
 
 def languages(lang: str) -> tuple[str, ...]:
+    from .text import LANGS
+
     return LANGS if lang == "all" else (lang,)
 
 

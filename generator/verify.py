@@ -16,10 +16,12 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from .atomic import atomic_write_text
-from .model import Course, Fact
+
+if TYPE_CHECKING:  # not imported at run time: the CLI starts the worker before pydantic loads
+    from .model import Course, Fact
 
 WORKER = Path(__file__).with_name("worker.py")
 STATUSES = ("pass", "fail", "skip", "error")
