@@ -144,6 +144,14 @@ def jobs(course, verification, lang, out_dir):
     return [RenderJob(course, verification, code, Path(out_dir)) for code in languages(lang)]
 
 
+def deck_stem(course: Course, modules) -> str:
+    """``torch-backends``, or ``torch-backends.cudnn+mha`` for a selection, so that a
+    partial deck never replaces the whole one."""
+    if not modules:
+        return "torch-backends"
+    return "torch-backends." + "+".join(m.name for m in course.modules)
+
+
 def finish(what: str, paths, started: float, verification: Verification, quiet: bool = False) -> None:
     if not quiet:
         for path in paths:
@@ -209,7 +217,7 @@ def deck(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, 
         return
     paths = []
     for job in jobs(course, verification, lang, out_dir):
-        paths += anki.render(job, lock)
+        paths += anki.render(job, lock, deck_stem(course, modules))
     finish("deck", paths, started, verification, quiet)
 
 
@@ -270,7 +278,7 @@ def build(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache)
     course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache)
     paths = []
     for job in jobs(course, verification, lang, out_dir):
-        paths += anki.render(job, Path(content_dir) / "deck.lock")
+        paths += anki.render(job, Path(content_dir) / "deck.lock", deck_stem(course, modules))
         paths += slides_renderer.render(job, per_module=bool(modules))
         if course.questions:  # a selection without questions gets no quiz rather than an error
             paths += quiz_renderer.render(job, quiz_renderer.QuizOptions())

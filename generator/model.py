@@ -274,6 +274,12 @@ class Course:
 
     modules: tuple[Module, ...]
     origins: dict[str, Origin] = field(default_factory=dict)
+    loaded: tuple[str, ...] = ()  # short names of every loaded module, kept by select()
+
+    @property
+    def module_names(self) -> tuple[str, ...]:
+        """Every loaded module's short name, also in a selection (what the module map shows)."""
+        return self.loaded or tuple(m.name for m in self.modules)
 
     @property
     def facts(self) -> list[Fact]:
@@ -307,4 +313,4 @@ class Course:
             return self
         wanted = set(names)
         kept = tuple(m for m in self.modules if m.name in wanted or m.module in wanted)
-        return Course(kept, self.origins)
+        return Course(kept, self.origins, self.module_names)

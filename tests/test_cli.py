@@ -75,6 +75,19 @@ def test_coverage_fail_under(content):
     assert "uncovered  torch.backends.cudnn.benchmark\n" not in listed.output
 
 
+def test_a_module_selection_gets_its_own_deck_file(content, tmp_path):
+    out = tmp_path / "build"
+    result = run("deck", "--content", content, "--out", out, "--module", "cudnn", "--lang", "en")
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.glob("*.apkg")) == ["torch-backends.cudnn.en.apkg"]
+
+
+def test_a_selection_draws_the_same_module_map(course):
+    from generator.diagrams import diagram_png
+
+    assert diagram_png("backends-map", course.select(["mha"])) == diagram_png("backends-map", course)
+
+
 def test_python_dash_m_generator_is_the_same_program(content):
     done = subprocess.run([sys.executable, "-m", "generator", "lint", "--content", str(content)],
                           capture_output=True, text=True)

@@ -46,20 +46,20 @@ class DeckDiff:
         return "\n".join(lines)
 
 
-def render(job: RenderJob, lock_path: Path) -> list[Path]:
-    """Write ``build/torch-backends.<lang>.apkg`` and bring the manifest up to date."""
+def render(job: RenderJob, lock_path: Path, stem: str = STEM) -> list[Path]:
+    """Write ``build/<stem>.<lang>.apkg`` and bring the manifest up to date."""
     with _without_cycle_collection():
-        return _render(job, Path(lock_path))
+        return _render(job, Path(lock_path), stem)
 
 
-def _render(job: RenderJob, lock_path: Path) -> list[Path]:
+def _render(job: RenderJob, lock_path: Path, stem: str) -> list[Path]:
     notes = build_notes(job)
     manifest = read_manifest(lock_path)
     previous = manifest.notes_of(job.lang)
     stamped = stamp(previous, {n.card_id: n.content_hash for n in notes})
     models = stamp(manifest.models, _model_hashes())
     newest = max(entry.mod for entry in (*stamped.values(), *models.values()))
-    path = job.output(STEM, ".apkg")
+    path = job.output(stem, ".apkg")
     write_apkg(path, models=[note_type.model_json(models[key].mod, stable_id(ROOT_DECK))
                              for key, note_type in NOTE_TYPES.items()],
                decks=_decks(job), notes=[_packaged(note, stamped[note.card_id].mod) for note in notes],
