@@ -255,11 +255,14 @@ class _Cache:
             data = {}
         self.hello = data.get("hello")
         self.entries: dict = data.get("facts", {})
+        self._keys: dict[str, str] = {}  # fact id -> key: each fact's hash is taken once per run
 
-    @staticmethod
-    def key(fact: Fact) -> str:
-        body = json.dumps([fact.check.as_dict(), sorted(fact.requires), fact.torch], sort_keys=True)
-        return hashlib.sha256(body.encode()).hexdigest()[:24]
+    def key(self, fact: Fact) -> str:
+        key = self._keys.get(fact.id)
+        if key is None:
+            body = json.dumps([fact.check.as_dict(), sorted(fact.requires), fact.torch], sort_keys=True)
+            key = self._keys[fact.id] = hashlib.sha256(body.encode()).hexdigest()[:24]
+        return key
 
     def get(self, fact: Fact):
         entry = self.entries.get(self.key(fact))
@@ -268,7 +271,8 @@ class _Cache:
         return entry[0], entry[1], entry[2]
 
     def oldest_date(self, facts) -> Optional[str]:
-        dates = [self.entries[self.key(f)][3] for f in facts if self.key(f) in self.entries]
+        entries = (self.entries.get(self.key(f)) for f in facts)
+        dates = [entry[3] for entry in entries if entry is not None]
         return min(dates) if dates else None
 
     def store(self, hello: dict, fresh) -> None:
