@@ -11,14 +11,12 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from typing import Optional, Sequence
 from xml.sax.saxutils import escape
 
-from pygments.lexers import get_lexer_by_name
 from pygments.styles import get_style_by_name
-from pygments.util import ClassNotFound
 
+from .. import highlight
 from . import fit
 
 EMU_PER_PT = 12700
@@ -108,10 +106,9 @@ def line_pt(para: Para, faces: Typefaces) -> float:
 # ------------------------------------------------------------------ code
 def code_lines(code: str, language: str) -> list[tuple[Span, ...]]:
     """Source code as one tuple of coloured mono spans per line (Pygments tokens, same styles merged)."""
-    lexer = _lexer(language)
     style = get_style_by_name(CODE_STYLE)
     lines: list[list[Span]] = [[]]
-    for token, value in lexer.get_tokens(code.expandtabs(4).rstrip("\n")):
+    for token, value in highlight.tokens(code.expandtabs(4).rstrip("\n"), language):
         look = style.style_for_token(token)
         for number, part in enumerate(value.split("\n")):
             if number:
@@ -120,14 +117,6 @@ def code_lines(code: str, language: str) -> list[tuple[Span, ...]]:
                 _append(lines[-1], Span(part, mono=True, bold=look["bold"], italic=look["italic"],
                                         colour=look["color"]))
     return [tuple(line) or (Span(" ", mono=True),) for line in lines]
-
-
-@lru_cache(maxsize=None)
-def _lexer(language: str):
-    try:
-        return get_lexer_by_name(language, stripnl=False, ensurenl=False)
-    except ClassNotFound:
-        return get_lexer_by_name("text", stripnl=False, ensurenl=False)
 
 
 def _append(line: list[Span], span: Span) -> None:
