@@ -22,7 +22,7 @@ import genanki
 
 from generator import diagrams
 from generator.model import Course, Module
-from generator.render import anki
+from generator.render import anki, anki_html
 from generator.render.anki_html import code_block
 from generator.render.base import RenderJob
 from generator.verify import FactResult, Verification
@@ -88,7 +88,7 @@ def time_genanki(folder: Path, notes: int) -> float:
 def time_torchdeck(folder: Path, course: Course, verification: Verification, round_number: int, *, cold: bool) -> float:
     """One build of the package from a fresh manifest; ``cold`` empties the code and diagram caches first."""
     if cold:
-        code_block.cache_clear()
+        anki_html._CODE_BLOCKS.clear()
         diagrams._cached_png.cache_clear()
     job = RenderJob(course, verification, "en", folder)
     lock = folder / f"deck-{cold}-{round_number}.lock"
@@ -99,7 +99,7 @@ def time_torchdeck(folder: Path, course: Course, verification: Verification, rou
 
 def time_pygments(course: Course) -> float:
     """Highlighting every code card alone, for the record."""
-    code_block.cache_clear()
+    anki_html._CODE_BLOCKS.clear()
     started = time.perf_counter()
     for card in course.cards:
         if card.kind == "code":

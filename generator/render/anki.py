@@ -8,6 +8,7 @@ the rest alone and keeps every review. ``diff`` tells what a build would change.
 from __future__ import annotations
 
 import gc
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +20,7 @@ from ..diagrams import diagram_filename, diagram_png
 from .anki_lock import Changes, compare, read_manifest, stamp, write_manifest
 from .anki_models import NOTE_TYPES, stable_id
 from .anki_notes import ROOT_DECK, NoteSpec, build_notes, deck_name
-from .anki_package import PackagedNote, write_apkg
+from .anki_package import PackagedNote, collection, write_apkg
 from .base import RenderJob
 
 STEM = "torch-backends"
@@ -60,10 +61,13 @@ def _render(job: RenderJob, lock_path: Path, stem: str) -> list[Path]:
     models = stamp(manifest.models, _model_hashes())
     newest = max(entry.mod for entry in (*stamped.values(), *models.values()))
     path = job.output(stem, ".apkg")
-    write_apkg(path, models=[note_type.model_json(models[key].mod, stable_id(ROOT_DECK))
-                             for key, note_type in NOTE_TYPES.items()],
-               decks=_decks(job), notes=[_packaged(note, stamped[note.card_id].mod) for note in notes],
-               media=_media(job, notes), timestamp=newest)
+    with ThreadPoolExecutor(max_workers=1) as drawing:
+        media = drawing.submit(_media, job, notes)  # Pillow and zlib release the GIL: drawn while the rows go in
+        database = collection(models=[note_type.model_json(models[key].mod, stable_id(ROOT_DECK))
+                                      for key, note_type in NOTE_TYPES.items()],
+                              decks=_decks(job), notes=[_packaged(note, stamped[note.card_id].mod) for note in notes],
+                              timestamp=newest)
+        write_apkg(path, database, media.result())
     defined = _still_defined(job)
     kept = {k: e for k, e in previous.items() if k not in stamped and k in defined}
     write_manifest(lock_path, manifest.with_entries(job.lang, {**kept, **stamped}, models))

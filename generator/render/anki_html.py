@@ -9,16 +9,18 @@ around and inside them is escaped. Backticks mark code: `` `x` `` becomes
 """
 from __future__ import annotations
 
-import html
 import re
 from functools import lru_cache
-from itertools import groupby
+from typing import Iterable, Optional
 
 from markupsafe import Markup
-from pygments.lexers import get_lexer_by_name
 from pygments.token import STANDARD_TYPES
-from pygments.util import ClassNotFound
 
+from .. import highlight
+from ..parallel import in_background
+
+_ENTITIES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("{", "&#123;"), ("}", "&#125;"))  # & first
+_CODE_BLOCKS: dict[tuple[str, str], Markup] = {}  # (code, language) -> HTML, for the process
 _BACKTICKS = re.compile(r"`([^`\n]+)`")
 _CLOZE_OPEN = re.compile(r"\{\{c(\d+)::")
 _CLOSING_RUN = re.compile(r"\}{2,}")
@@ -26,17 +28,21 @@ _CLOSING_RUN = re.compile(r"\}{2,}")
 
 def escape(text: str) -> str:
     """``text`` as literal HTML: markup characters and braces become entities."""
-    text = html.escape(text, quote=False)
-    if "{" in text or "}" in text:
-        text = text.replace("{", "&#123;").replace("}", "&#125;")
+    for character, entity in _ENTITIES:  # most texts have none of them: test before replacing
+        if character in text:
+            text = text.replace(character, entity)
     return text
 
 
 def _decorate(escaped: str) -> str:
     """Backticked spans become ``<code>``, line breaks ``<br>``."""
     if "`" in escaped:
-        escaped = _BACKTICKS.sub(r"<code>\1</code>", escaped)
+        escaped = _BACKTICKS.sub(_code_span, escaped)
     return escaped.replace("\n", "<br>") if "\n" in escaped else escaped
+
+
+def _code_span(match: re.Match) -> str:
+    return "<code>" + match[1] + "</code>"  # a function: faster than a template like r"<code>\1</code>"
 
 
 def inline(text: str) -> Markup:
@@ -88,29 +94,60 @@ def _next_special(text: str, start: int, depth: int) -> int:
     return min(found) if found else len(text)
 
 
-@lru_cache(maxsize=None)
 def code_block(code: str, language: str) -> Markup:
     """Code as ``<pre class="highlight">`` with Pygments' token classes; colours come from the CSS.
 
     Whitespace is kept exactly (indentation, blank lines) but for one final
-    newline. Tokens are formatted here rather than by Pygments'
-    HtmlFormatter, which costs more than the lexing it wraps.
+    newline. Kept for the process: a deck's two languages show the same code.
     """
-    tokens = _lexer(language).get_tokens(code.removesuffix("\n"))
-    spans = []
-    for css_class, run in groupby(tokens, key=lambda token: _css_class(token[0])):
-        value = escape("".join(text for _, text in run))
-        spans.append(f'<span class="{css_class}">{value}</span>' if css_class else value)
-    return Markup(f'<pre class="highlight"><code>{"".join(spans)}</code></pre>')
+    block = _CODE_BLOCKS.get((code, language))
+    if block is None:
+        block = _CODE_BLOCKS[code, language] = _highlighted(code, language)
+    return block
 
 
-@lru_cache(maxsize=None)
-def _lexer(language: str):
-    options = {"stripnl": False, "stripall": False, "ensurenl": False}
-    try:
-        return get_lexer_by_name(language, **options)
-    except ClassNotFound:
-        return get_lexer_by_name("text", **options)
+def highlight_ahead(pieces: Iterable[tuple[str, str]], *, at_least: int = 200) -> Optional[HighlightAhead]:
+    """Start colouring, in another process, the ``(code, language)`` pieces ``code_block`` has not done yet.
+
+    Colouring is the costliest part of a big deck; this lets it run beside the
+    rendering of the other notes. None (nothing started) when fewer than
+    ``at_least`` pieces are new: too few to pay for a process.
+    """
+    new = list(dict.fromkeys(piece for piece in pieces if piece not in _CODE_BLOCKS))
+    return HighlightAhead(new) if len(new) >= at_least else None
+
+
+class HighlightAhead:
+    """Pieces being coloured in the background; ``wait()`` before ``code_block`` is asked for them."""
+
+    def __init__(self, pieces: list[tuple[str, str]]):
+        self.pieces = pieces
+        self.pending = in_background(_highlight_all, pieces)
+
+    def wait(self) -> None:
+        for piece, block in zip(self.pieces, self.pending.result()):
+            _CODE_BLOCKS[piece] = block
+
+    def cancel(self) -> None:
+        self.pending.cancel()
+
+
+def _highlight_all(pieces: list[tuple[str, str]]) -> list[Markup]:
+    return [_highlighted(code, language) for code, language in pieces]
+
+
+def _highlighted(code: str, language: str) -> Markup:
+    """Tokens formatted here rather than by Pygments' HtmlFormatter, which costs more than the lexing it wraps."""
+    runs: list[list] = []  # [css class, text]: neighbouring tokens of one class merged
+    for token, text in highlight.tokens(code.removesuffix("\n"), language):
+        css_class = _css_class(token)
+        if runs and runs[-1][0] == css_class:
+            runs[-1][1] += text
+        else:
+            runs.append([css_class, text])
+    spans = "".join(f'<span class="{css_class}">{escape(text)}</span>' if css_class else escape(text)
+                    for css_class, text in runs)
+    return Markup(f'<pre class="highlight"><code>{spans}</code></pre>')
 
 
 @lru_cache(maxsize=None)

@@ -12,12 +12,14 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring
 from pathlib import Path
 
 from ..atomic import atomic_write_text
 from ..errors import BuildError
 
 VERSION = 1
+_quoted = encode_basestring  # json.dumps of one string, without json.dumps' overhead
 
 
 @dataclass(frozen=True)
@@ -114,8 +116,8 @@ def _entries(data: dict) -> dict[str, Entry]:
 
 
 def _entry_lines(entries: dict[str, Entry], indent: str) -> list[str]:
-    keys = sorted(entries)
-    return [f"{indent}{json.dumps(key, ensure_ascii=False)}: "
-            f'{{"hash": {json.dumps(entries[key].hash)}, "mod": {entries[key].mod}}}'
-            + ("," if index < len(keys) - 1 else "")
-            for index, key in enumerate(keys)]
+    lines = [f'{indent}{_quoted(key)}: {{"hash": {_quoted(entry.hash)}, "mod": {entry.mod}}},'
+             for key, entry in sorted(entries.items())]
+    if lines:
+        lines[-1] = lines[-1].removesuffix(",")
+    return lines

@@ -8,8 +8,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import lru_cache
+from typing import NamedTuple
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
@@ -17,7 +17,7 @@ from markupsafe import Markup
 from ..diagrams import diagram_filename
 from ..errors import BuildError
 from ..model import Course, Module
-from .anki_html import cloze, code_block, inline
+from .anki_html import cloze, code_block, highlight_ahead, inline
 from .anki_models import NOTE_TYPES, TEMPLATE_DIR
 from .base import RenderJob
 
@@ -26,9 +26,8 @@ _CLOZE_NUMBER = re.compile(r"\{\{c(\d+)::")
 _VERIFIED_WORDS = {"en": "verified against torch {}", "zh": "已对照 torch {} 验证"}
 
 
-@dataclass(frozen=True)
-class NoteSpec:
-    """One note as Anki will store it, before it has a ``mod``."""
+class NoteSpec(NamedTuple):
+    """One note as Anki will store it, before it has a ``mod`` (a tuple: a big deck makes thousands)."""
 
     card_id: str
     kind: str
@@ -39,12 +38,13 @@ class NoteSpec:
     due: int
     ords: tuple[int, ...]
     diagrams: tuple[str, ...]
+    content_hash: str  # changes exactly when an import would change the note: note type, fields or tags
 
-    @cached_property
-    def content_hash(self) -> str:
-        """Changes exactly when an import would change the note: note type, fields or tags."""
-        text = "\x1e".join((NOTE_TYPES[self.kind].name, "\x1f".join(self.fields), " ".join(self.tags)))
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+def content_hash(kind: str, fields: tuple[str, ...], tags: tuple[str, ...]) -> str:
+    """16 hex digits of a SHA-256 of what an import stores: note type, fields and tags (``deck.lock`` keeps it)."""
+    text = "\x1e".join((NOTE_TYPES[kind].name, "\x1f".join(fields), " ".join(tags)))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def deck_name(module: Module) -> str:
@@ -62,12 +62,26 @@ def note_guid(lang: str, card_id: str) -> str:
 
 
 def build_notes(job: RenderJob) -> list[NoteSpec]:
-    """Every card of the course as a note, in teaching order (``due`` 1, 2, ...)."""
+    """Every card of the course as a note, in teaching order (``due`` 1, 2, ...).
+
+    Where a deck has much code to colour, that runs in another process while
+    the other notes are rendered here; the code notes follow once it is done.
+    """
     builder = _NoteBuilder(job)
     placed = sorted(((builder.rank(module_index, card), position, module, card)
                      for position, (module_index, module, card) in enumerate(_cards(job.course))),
                     key=lambda item: item[:2])
-    return [builder.note(module, card, due) for due, (_, _, module, card) in enumerate(placed, 1)]
+    numbered = [(due, module, card) for due, (_, _, module, card) in enumerate(placed, 1)]
+    ahead = highlight_ahead((card.code, card.language) for _, _, card in numbered if card.kind == "code")
+    if ahead is None:
+        return [builder.note(module, card, due) for due, module, card in numbered]
+    try:
+        notes = [builder.note(module, card, due) for due, module, card in numbered if card.kind != "code"]
+        ahead.wait()
+    finally:
+        ahead.cancel()
+    notes += [builder.note(module, card, due) for due, module, card in numbered if card.kind == "code"]
+    return sorted(notes, key=lambda note: note.due)
 
 
 def _cards(course: Course):
@@ -90,10 +104,17 @@ class _NoteBuilder:
         self._fact_links = lru_cache(maxsize=None)(self._links_of)
         self._fact_source = lru_cache(maxsize=None)(self._source_of_facts)
         self._diagram_field = lru_cache(maxsize=None)(self._diagram_html)
+        self._ranks = lru_cache(maxsize=None)(self._rank_of)
+        self.diagrams = lru_cache(maxsize=None)(self._diagrams_of)
+        self._tags = lru_cache(maxsize=None)(self._tags_of)
+        self._decks: dict[str, str] = {}
 
     def rank(self, module_index: int, card) -> float:
         """Position of the first lesson teaching one of the card's facts; else the end of its module."""
-        ranks = [self.lesson_rank[lesson.id] for fact in card.facts for lesson in self.lessons_of_fact.get(fact, ())]
+        return self._ranks(module_index, tuple(card.facts))
+
+    def _rank_of(self, module_index: int, facts: tuple[str, ...]) -> float:
+        ranks = [self.lesson_rank[lesson.id] for fact in facts for lesson in self.lessons_of_fact.get(fact, ())]
         return min(ranks, default=self.module_end[module_index] - 0.5)
 
     def note(self, module: Module, card, due: int) -> NoteSpec:
@@ -102,20 +123,28 @@ class _NoteBuilder:
         common = (self.source(card, facts), self._verified(facts), self.text(card.extra),
                   self._diagram_field(diagrams))
         fields = tuple(str(value) for value in (*_KIND_FIELDS[card.kind](self, card), *common))
-        return NoteSpec(card.id, card.kind, deck_name(module), fields, self.tags(module, card),
-                        note_guid(self.job.lang, card.id), due, _card_ords(card.kind, fields[0]), diagrams)
+        tags = self._tags(tuple(card.tags), module.module, card.kind, card.difficulty, facts)
+        return NoteSpec(card.id, card.kind, self.deck(module), fields, tags, note_guid(self.job.lang, card.id), due,
+                        _card_ords(card.kind, fields[0]), diagrams, content_hash(card.kind, fields, tags))
+
+    def deck(self, module: Module) -> str:
+        deck = self._decks.get(module.module)
+        if deck is None:
+            deck = self._decks[module.module] = deck_name(module)
+        return deck
 
     def text(self, text) -> Markup:
         return inline(self.job.t(text)) if text is not None else Markup("")
 
-    def tags(self, module: Module, card) -> tuple[str, ...]:
-        generated = [module.module.replace(".", "::"), f"kind::{card.kind}", f"difficulty::{card.difficulty}"]
-        return tuple(dict.fromkeys([*card.tags, *generated, *self._status_tags(tuple(card.facts))]))
+    def _tags_of(self, own: tuple[str, ...], module: str, kind: str, difficulty: int,
+                 facts: tuple[str, ...]) -> tuple[str, ...]:
+        generated = [module.replace(".", "::"), f"kind::{kind}", f"difficulty::{difficulty}"]
+        return tuple(dict.fromkeys([*own, *generated, *self._status_tags(facts)]))
 
     def _status_tags_of(self, facts: tuple[str, ...]) -> list[str]:
         return self.job.unverified_tags(facts) or [self.version_tag]
 
-    def diagrams(self, facts: tuple[str, ...]) -> tuple[str, ...]:
+    def _diagrams_of(self, facts: tuple[str, ...]) -> tuple[str, ...]:
         names = [name for fact in facts for lesson in self.lessons_of_fact.get(fact, ()) for name in lesson.diagrams]
         return tuple(dict.fromkeys(names))
 
@@ -153,9 +182,17 @@ class _NoteBuilder:
 
     def mcq(self, card) -> tuple[str, str]:
         """The Options field (front) and the Answers field (back) of an MCQ card."""
-        shown = [{"text": self.text(o.text), "why": self.text(o.why), "correct": o.correct} for o in card.options]
+        shown = [_ShownOption(self.text(o.text), self.text(o.why), o.correct) for o in card.options]
         macros = _field_template("field.mcq.html").module
         return str(macros.options(shown)).strip(), str(macros.answers(shown)).strip()
+
+
+class _ShownOption(NamedTuple):
+    """An option as the MCQ templates read it (attributes: Jinja reads a dict's keys only after a failed getattr)."""
+
+    text: Markup
+    why: Markup
+    correct: bool
 
 
 _KIND_FIELDS = {

@@ -1,19 +1,19 @@
-"""Write notes, note types, decks and in-memory media to an ``.apkg``: same input, same bytes.
+"""Notes, note types and decks to a collection database; that and in-memory media to an ``.apkg``.
 
-The collection database uses genanki's schema and JSON for note types and decks;
-the rows are inserted in bulk here instead of genanki's one-statement-per-row
-loop, which is the slow part of a big deck, and each note keeps its own ``mod``
-instead of the build clock. The zip entries carry a fixed date.
+Same input, same bytes. The collection uses genanki's schema and JSON for note
+types and decks; it is built in memory, the rows inserted in bulk instead of
+genanki's one-statement-per-row loop and the indexes made once at the end, and
+each note keeps its own ``mod`` instead of the build clock. The zip entries
+carry a fixed date.
 """
 from __future__ import annotations
 
 import itertools
 import json
 import sqlite3
-import tempfile
 import zipfile
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from genanki.apkg_col import APKG_COL
 from genanki.apkg_schema import APKG_SCHEMA
@@ -23,8 +23,7 @@ from ..atomic import atomic_path
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
 
-@dataclass(frozen=True)
-class PackagedNote:
+class PackagedNote(NamedTuple):
     """A note row and the ordinals of the cards it has."""
 
     guid: str
@@ -37,30 +36,31 @@ class PackagedNote:
     ords: tuple[int, ...]
 
 
-def write_apkg(path: Path, *, models: list[dict], decks: list[dict], notes: list[PackagedNote],
-               media: dict[str, bytes], timestamp: int) -> None:
-    """An Anki package at ``path``, written atomically.
+def write_apkg(path: Path, database: bytes, media: dict[str, bytes]) -> None:
+    """An Anki package of ``database`` (from ``collection``) and ``media`` at ``path``, written atomically."""
+    names = sorted(media)
+    with atomic_path(path) as temp, zipfile.ZipFile(temp, "w") as archive:
+        _add(archive, "collection.anki2", database, compress=True)
+        _add(archive, "media", json.dumps({str(i): name for i, name in enumerate(names)}).encode(), compress=True)
+        for index, name in enumerate(names):
+            _add(archive, str(index), media[name], compress=False)  # PNG is compressed already
+
+
+# genanki's schema, split so that the indexes are built once after the rows go in, not row by row
+_TABLES, _, _INDEXES = APKG_SCHEMA.partition("CREATE INDEX")
+_INDEXES = "CREATE INDEX" + _INDEXES
+
+
+def collection(*, models: list[dict], decks: list[dict], notes: list[PackagedNote], timestamp: int) -> bytes:
+    """The collection database, built in memory, as the bytes of an SQLite file.
 
     ``timestamp`` seeds the note and card ids; pass the newest ``mod`` so the same
     content always gives the same ids.
     """
-    with tempfile.TemporaryDirectory(prefix="torchdeck-apkg-") as folder:
-        database = Path(folder) / "collection.anki2"
-        _write_collection(database, models, decks, notes, timestamp)
-        names = sorted(media)
-        with atomic_path(path) as temp, zipfile.ZipFile(temp, "w") as archive:
-            _add(archive, "collection.anki2", database.read_bytes(), compress=True)
-            _add(archive, "media", json.dumps({str(i): name for i, name in enumerate(names)}).encode(), compress=True)
-            for index, name in enumerate(names):
-                _add(archive, str(index), media[name], compress=False)  # PNG is compressed already
-
-
-def _write_collection(database: Path, models, decks, notes, timestamp: int) -> None:
-    connection = sqlite3.connect(database)
+    connection = sqlite3.connect(":memory:")
     try:
         cursor = connection.cursor()
-        cursor.execute("PRAGMA journal_mode = OFF")
-        cursor.executescript(APKG_SCHEMA)
+        cursor.executescript(_TABLES)
         cursor.executescript(APKG_COL)
         known_decks = json.loads(cursor.execute("SELECT decks FROM col").fetchone()[0])
         known_decks.update({str(deck["id"]): deck for deck in decks})
@@ -69,7 +69,9 @@ def _write_collection(database: Path, models, decks, notes, timestamp: int) -> N
         note_rows, card_rows = _rows(notes, itertools.count(timestamp * 1000))
         cursor.executemany("INSERT INTO notes VALUES (?,?,?,?,-1,?,?,?,0,0,'')", note_rows)
         cursor.executemany("INSERT INTO cards VALUES (?,?,?,?,?,-1,0,0,?,0,0,0,0,0,0,0,0,'')", card_rows)
+        cursor.executescript(_INDEXES)
         connection.commit()
+        return connection.serialize()
     finally:
         connection.close()
 
