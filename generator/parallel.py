@@ -66,7 +66,11 @@ class Pending(Generic[R]):
             os.waitpid(self.pid, 0)
             self.pid = None
 
-    __del__ = cancel
+    def __del__(self):
+        try:
+            self.cancel()
+        except Exception:  # at interpreter exit os may be half torn down; the child dies with us anyway
+            pass
 
 
 def _can_fork() -> bool:

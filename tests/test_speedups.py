@@ -89,32 +89,27 @@ def test_unknown_language_is_plain_text():
     assert highlight.tokens("x = 1", "no-such-language") == pygments_tokens("x = 1", "text")
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(PYTHON_PIECES), max_size=40))
-def test_same_tokens_as_pygments_for_any_python(pieces):
-    code = "".join(pieces)
+def assert_same_tokens_both_ways(code: str, language: str) -> None:
     joined_at = highlight.JOIN_AFTER
     try:
         for highlight.JOIN_AFTER in (1, 10**9):
             highlight._lexer.cache_clear()
-            assert highlight.tokens(code, "python") == pygments_tokens(code, "python")
+            assert highlight.tokens(code, language) == pygments_tokens(code, language)
     finally:
         highlight.JOIN_AFTER = joined_at
         highlight._lexer.cache_clear()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(PYTHON_PIECES), max_size=40))
+def test_same_tokens_as_pygments_for_any_python(pieces):
+    assert_same_tokens_both_ways("".join(pieces), "python")
 
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.sampled_from(BASH_PIECES), max_size=40))
 def test_same_tokens_as_pygments_for_any_bash(pieces):
-    code = "".join(pieces)
-    joined_at = highlight.JOIN_AFTER
-    try:
-        for highlight.JOIN_AFTER in (1, 10**9):
-            highlight._lexer.cache_clear()
-            assert highlight.tokens(code, "bash") == pygments_tokens(code, "bash")
-    finally:
-        highlight.JOIN_AFTER = joined_at
-        highlight._lexer.cache_clear()
+    assert_same_tokens_both_ways("".join(pieces), "bash")
 
 
 # ------------------------------------------------------------------ background colouring
