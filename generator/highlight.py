@@ -52,7 +52,9 @@ def _lexer(language: str):
         lexer = get_lexer_by_name(language, **options)
     except ClassNotFound:
         lexer = get_lexer_by_name("text", **options)
-    if type(lexer).get_tokens_unprocessed is not RegexLexer.get_tokens_unprocessed or lexer.filters:
+    plain_regex_lexer = (type(lexer).get_tokens_unprocessed is RegexLexer.get_tokens_unprocessed
+                         and not lexer.filters and hasattr(lexer, "_preprocess_lexer_input"))
+    if not plain_regex_lexer:  # another kind of lexer, or a Pygments whose internals are not the ones known here
         return lexer, None
     return lexer, {name: _State(rules, lexer.flags) for name, rules in lexer._tokens.items()}
 
