@@ -5,9 +5,10 @@ from cold: a fresh manifest, and the in-process caches of highlighted code and
 diagram images emptied, so nothing of a previous round is reused (as in a fresh
 ``torchdeck deck`` process). The synthetic cards mix all five kinds evenly, with
 facts (one in seven needing CUDA), lessons and a diagram as in the real content.
-For the record the line also gives the time Pygments alone takes to lex the
-2,000 code cards, and the ratio once code and diagrams are cached in-process
-(the second language of one ``torchdeck deck`` run).
+A big deck's code is coloured in a forked process while the other notes
+render; for the record the line also gives the time colouring the 2,000 code
+cards takes alone, in one process, and the ratio once code and diagrams are
+cached in-process (the second language of one ``torchdeck deck`` run).
 
     .venv/bin/python benchmarks/bench_anki.py
 """
@@ -98,7 +99,7 @@ def time_torchdeck(folder: Path, course: Course, verification: Verification, rou
 
 
 def time_pygments(course: Course) -> float:
-    """Highlighting every code card alone, for the record."""
+    """Colouring every code card alone, in this process, for the record."""
     anki_html._CODE_BLOCKS.clear()
     started = time.perf_counter()
     for card in course.cards:
@@ -119,7 +120,7 @@ def main() -> int:
     ratio = cold / baseline
     verdict = "PASS" if ratio <= TARGET else "FAIL"
     print(f"anki: {ratio:.2f}x genanki ({cold:.3f}s for {len(course.cards)} cards vs {baseline:.3f}s for {CARDS} "
-          f"plain notes; of ours, Pygments lexing alone {pygments:.3f}s = {pygments / baseline:.2f}x; "
+          f"plain notes; of ours, colouring the code alone {pygments:.3f}s = {pygments / baseline:.2f}x; "
           f"with code and diagrams already drawn {warm / baseline:.2f}x) (target {TARGET:.1f}x) {verdict}")
     return 0 if verdict == "PASS" else 1
 
