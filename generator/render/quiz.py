@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 import typst
-from pygments.lexers import get_lexer_by_name
 from pygments.token import Comment, Keyword, Name, Number, Operator, String
-from pygments.util import ClassNotFound
 
+from .. import highlight
 from ..atomic import atomic_write_bytes
 from ..errors import BuildError
 from ..model import Question
@@ -233,12 +232,8 @@ def code_lines(code: Optional[str], language: str) -> Optional[tuple]:
     """
     if code is None:
         return None
-    try:
-        lexer = get_lexer_by_name(language, stripnl=False)
-    except ClassNotFound:
-        lexer = get_lexer_by_name("text", stripnl=False)
     lines: list[list[list[str]]] = [[]]
-    for kind, value in lexer.get_tokens(code.expandtabs(4).rstrip("\n")):
+    for kind, value in highlight.tokens(code.expandtabs(4).rstrip("\n"), language):
         colour = next((c for parent, c in CODE_COLOURS if kind in parent), "")
         for n, piece in enumerate(value.split("\n")):
             if n:
