@@ -271,34 +271,37 @@ def test_titles_shrink_to_fit_but_never_below_14_pt(built, tmp_path):
 def test_long_code_keeps_every_line_and_breaks_only_visibly(built):
     _, prs, _, _ = _deck(built, "stress-en")
     code_lines = []
-    for slide in prs.slides:
-        if _name(slide).startswith("lesson:alpha-long"):
-            for shape in slide.shapes:
-                if shape.name.startswith("Code"):
-                    body = shape.text_frame._txBody.find(f"{A}bodyPr")
-                    assert body.get("wrap") == "none"  # the renderer never wraps code
-                    for para in shape.text_frame.paragraphs:
-                        bullet = para._p.find(f"{A}pPr/{A}buChar")
-                        line = para.text
-                        if bullet is not None:
-                            assert bullet.get("char") == "↪"
-                            code_lines[-1] += line
-                        else:
-                            code_lines.append(line)
+    for shape in _shapes_of(prs, "lesson:alpha-long"):
+        if shape.name.startswith("Code"):
+            body = shape.text_frame._txBody.find(f"{A}bodyPr")
+            assert body.get("wrap") == "none"  # the renderer never wraps code
+            for para in shape.text_frame.paragraphs:
+                bullet = para._p.find(f"{A}pPr/{A}buChar")
+                line = para.text
+                if bullet is not None:
+                    assert bullet.get("char") == "↪"
+                    code_lines[-1] += line
+                else:
+                    code_lines.append(line)
     assert code_lines == LONG_CODE.split("\n")
 
 
 def test_tables_repeat_their_header_and_keep_every_row(built):
     _, prs, _, _ = _deck(built, "stress-en")
     rows = []
-    for slide in prs.slides:
-        if _name(slide).startswith("lesson:alpha-long"):
-            for shape in slide.shapes:
-                if shape.has_table:
-                    cells = [[c.text for c in r.cells] for r in shape.table.rows]
-                    assert cells[0] == ["Flag", "Default", "Use when"]
-                    rows += [r[0] for r in cells[1:]]
+    for shape in _shapes_of(prs, "lesson:alpha-long"):
+        if shape.has_table:
+            cells = [[c.text for c in r.cells] for r in shape.table.rows]
+            assert cells[0] == ["Flag", "Default", "Use when"]
+            rows += [r[0] for r in cells[1:]]
     assert rows == [f"flag_{i}" for i in range(22)]
+
+
+def _shapes_of(prs, slide_name_prefix: str):
+    """Every shape of the slides whose name starts with ``slide_name_prefix`` (a lesson and its continuations)."""
+    for slide in prs.slides:
+        if _name(slide).startswith(slide_name_prefix):
+            yield from slide.shapes
 
 
 def test_points_survive_splitting_word_for_word(built):
