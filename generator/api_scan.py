@@ -78,7 +78,12 @@ def scan_namespace(path, obj, found, seen):
     if id(obj) in seen:
         return
     seen.add(id(obj))
-    for name in sorted(set(_class_names(type(obj)))):
+    scan_attributes(path, obj, sorted(set(_class_names(type(obj)))), found, seen)
+
+
+def scan_attributes(path, obj, names, found, seen):
+    """Record ``path.name`` for each name; go into the values that are backends namespaces themselves."""
+    for name in names:
         found.add(path + "." + name)
         try:
             value = getattr(obj, name)
@@ -92,14 +97,7 @@ def scan_module(path, found, seen):
     module = sys.modules[path]
     real = getattr(module, "m", module) if type(module) is not ModuleType else module
     if type(module) is not ModuleType:
-        for name in _class_names(type(module)):
-            found.add(path + "." + name)
-            try:
-                value = getattr(module, name)
-            except Exception:
-                continue
-            if _is_backends_object(value):
-                scan_namespace(path + "." + name, value, found, seen)
+        scan_attributes(path, module, _class_names(type(module)), found, seen)
     explicit = getattr(real, "__all__", None)
     # submodules imported after a property module replaced itself land on the replacement
     names = set(vars(real)) | set(vars(module))
