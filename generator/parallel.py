@@ -1,7 +1,7 @@
 """Run one pure computation in a forked process while the caller goes on with other work.
 
 ``in_background(function, argument)`` forks (on Linux); the child computes
-``function(argument)`` and sends the result back pickled; ``Pending.result()``
+``function(argument)`` and leaves the result pickled in a temporary file; ``Pending.result()``
 returns it, or raises the exception the function raised, as a direct call
 would. A child that dies is a RuntimeError. Where fork is not available or not
 safe (Windows, macOS), ``result()`` simply makes the call itself.
@@ -16,6 +16,7 @@ import os
 import pickle
 import signal
 import sys
+import tempfile
 from typing import Callable, Generic, TypeVar
 
 T = TypeVar("T")
@@ -33,22 +34,22 @@ class Pending(Generic[R]):
         self.function, self.argument = function, argument
         self.pid = None
         if _can_fork() and _cores() > 1:
-            read_fd, write_fd = os.pipe()
+            # a file, not a pipe: the child writes its result and exits at once, without waiting
+            # for us to read; until it exits, every page either process writes to must first be copied
+            self.file = tempfile.TemporaryFile(prefix="torchdeck-")
             self.pid = os.fork()
             if self.pid == 0:  # pragma: no cover - runs in the child, which never returns
-                os.close(read_fd)
-                _compute_and_exit(function, argument, write_fd)
-            os.close(write_fd)
-            self.read_fd = read_fd
+                _compute_and_exit(function, argument, self.file.fileno())
 
     def result(self) -> R:
         if self.pid is None:
             return self.function(self.argument)
-        with os.fdopen(self.read_fd, "rb") as pipe:
-            data = pipe.read()
         _, status = os.waitpid(self.pid, 0)
         self.pid = None
-        if not data:
+        with self.file:
+            self.file.seek(0)
+            data = self.file.read()
+        if not data or os.WIFSIGNALED(status) or os.WEXITSTATUS(status):
             raise RuntimeError(f"the background process died ({_describe(status)})")
         ok, value = pickle.loads(data)
         if not ok:
@@ -58,13 +59,13 @@ class Pending(Generic[R]):
     def cancel(self) -> None:
         """Stop and collect a child whose result will not be read (the caller failed first)."""
         if self.pid:
-            os.close(self.read_fd)
             try:
                 os.kill(self.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
             os.waitpid(self.pid, 0)
             self.pid = None
+            self.file.close()
 
     def __del__(self):
         try:
@@ -85,7 +86,8 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def _compute_and_exit(function, argument, write_fd: int) -> None:  # pragma: no cover - child side
+def _compute_and_exit(function, argument, fd: int) -> None:  # pragma: no cover - child side
+    status = 1
     try:
         try:
             payload = pickle.dumps((True, function(argument)), protocol=pickle.HIGHEST_PROTOCOL)
@@ -94,10 +96,12 @@ def _compute_and_exit(function, argument, write_fd: int) -> None:  # pragma: no 
                 payload = pickle.dumps((False, err), protocol=pickle.HIGHEST_PROTOCOL)
             except Exception:
                 payload = pickle.dumps((False, RuntimeError(f"{type(err).__name__}: {err}")))
-        with os.fdopen(write_fd, "wb") as pipe:
-            pipe.write(payload)
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(fd, view):]
+        status = 0
     finally:
-        os._exit(0)  # no atexit handlers, no flushing of the parent's buffers
+        os._exit(status)  # no atexit handlers, no flushing of the parent's buffers
 
 
 def _describe(status: int) -> str:
