@@ -1,10 +1,11 @@
 """Run one pure computation in a forked process while the caller goes on with other work.
 
 ``in_background(function, argument)`` forks (on Linux); the child computes
-``function(argument)`` and leaves the result pickled in a temporary file; ``Pending.result()``
-returns it, or raises the exception the function raised, as a direct call
-would. A child that dies is a RuntimeError. Where fork is not available or not
-safe (Windows, macOS), ``result()`` simply makes the call itself.
+``function(argument)`` and leaves the result pickled in a temporary file;
+``Pending.result()`` returns it, or raises the exception the function raised,
+as a direct call would. A child that dies is a RuntimeError. Where fork is not
+available or not safe (Windows, macOS), or there is one core, ``result()``
+simply makes the call itself.
 
 Fork rather than a process pool: the child inherits what is loaded (content,
 lexers) as it is, with nothing to pickle on the way out and no interpreter to
