@@ -15,7 +15,7 @@ STAMP := build/.torchdeck-installed-external
 endif
 TORCHDECK := $(PY) -m generator
 
-.PHONY: setup deck slides quiz all verify lint coverage stats test bench clean
+.PHONY: setup deck slides quiz all verify lint coverage stats test bench matrix clean
 
 setup: $(STAMP)
 
@@ -59,6 +59,23 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	@status=0; for script in benchmarks/bench_*.py; do $(PY) $$script || status=1; done; exit $$status
+
+# The release matrix (not part of `make test`): verify the content against each release in
+# a venv of its own, $(MATRIX_DIR)/torch-<release>, created with `pip install torch==<release>.*`
+# where missing (a CUDA wheel is about 5 GB; it runs without a GPU), and record every run in
+# content/ledger/. Then check that every public name of each release is covered.
+MATRIX ?= 2.13 2.14 2.15
+MATRIX_DIR ?= $(HOME)
+matrix: $(STAMP)
+	@status=0; for release in $(MATRIX); do \
+	  py="$(MATRIX_DIR)/torch-$$release/bin/python"; \
+	  if ! "$$py" -c "import torch" 2>/dev/null; then \
+	    python3 -m venv "$(MATRIX_DIR)/torch-$$release" && "$$py" -m pip install --quiet "torch==$$release.*" || exit 1; \
+	  fi; \
+	  echo "== torch $$release ($$py)"; \
+	  $(TORCHDECK) verify --python "$$py" --record --quiet || status=1; \
+	  $(TORCHDECK) coverage --python "$$py" --quiet --fail-under 100 || status=1; \
+	done; exit $$status
 
 clean:
 	rm -rf build

@@ -57,6 +57,12 @@ def verify_options(command):
     return wrapper
 
 
+def strict_option(command):
+    return click.option("--strict", is_flag=True,
+                        help="Write nothing and exit 1 when a fact does not hold (default: leave out "
+                             "what rests on it and build the rest).")(command)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="torchdeck")
 def main():
@@ -105,19 +111,45 @@ def load_and_verify(content_dir, modules, *, python, timeout, no_cache, out_dir,
             verification = verify(course, python=python, timeout=timeout, cache_dir=cache_dir, worker=worker)
     except VerifyError as err:
         raise Failure(str(err)) from None
-    return course, verification
+    return course, with_ledger(verification, course, content_dir)
 
 
-def report_problems(verification: Verification) -> None:
-    """Each failing or erroring fact, with where it was written; then exit 1."""
+def with_ledger(verification: Verification, course: Course, content_dir) -> Verification:
+    """``verification`` with the runs the ledger recorded elsewhere (other torches, other machines)."""
+    import dataclasses
+
+    from . import ledger
+    from .errors import BuildError
+
+    try:
+        runs = ledger.load(content_dir, course)
+    except BuildError as err:
+        raise Failure(str(err)) from None
+    here = ledger.run_from_verification(verification, course).label
+    return dataclasses.replace(verification, elsewhere=tuple(r for r in runs if r.label != here))
+
+
+def report_problems(verification: Verification, left_out=None) -> None:
+    """Each failing or erroring fact, with where it was written and (``left_out``) the items
+    resting on it; without ``left_out``, exit 1."""
     problems = verification.problems
     if not problems:
         return
+    resting: dict[str, list[str]] = {}
+    for kind, item_id, facts in left_out or ():
+        for fact_id in facts:
+            resting.setdefault(fact_id, []).append(f"{kind} {item_id}")
     click.echo(f"\n{'status':6}  {'fact':40}  where / detail", err=True)
     for result in problems:
         click.echo(f"{result.status:6}  {result.id:40}  {result.file}:{result.line}", err=True)
         click.echo(f"{'':6}  {'':40}  {result.detail}", err=True)
-    raise Failure(f"{len(problems)} fact(s) did not hold against torch {verification.torch}; nothing was rendered")
+        if left_out is not None:
+            click.echo(f"{'':6}  {'':40}  left out: {', '.join(resting.get(result.id, [])) or 'nothing rests on it'}",
+                       err=True)
+    if left_out is None:
+        raise Failure(f"{len(problems)} fact(s) did not hold against torch {verification.torch}; nothing was rendered")
+    click.echo(f"warning: {len(problems)} fact(s) did not hold against torch {verification.torch}; "
+               f"{len(left_out)} item(s) resting on them are left out (--strict: build nothing instead)", err=True)
 
 
 def counts_line(verification: Verification) -> str:
@@ -131,10 +163,17 @@ def languages(lang: str) -> tuple[str, ...]:
     return LANGS if lang == "all" else (lang,)
 
 
-def verified_course(content_dir, modules, out_dir, quiet, python=None, timeout=10.0, no_cache=False):
+def verified_course(content_dir, modules, out_dir, quiet, python=None, timeout=10.0, no_cache=False,
+                    strict=False):
+    """The course to render: with ``strict``, exit 1 when a fact does not hold; otherwise the
+    course without the items that rest on such a fact (each one is listed)."""
     course, verification = load_and_verify(content_dir, modules, python=python, timeout=timeout,
                                            no_cache=no_cache, out_dir=out_dir, quiet=quiet)
-    report_problems(verification)
+    if strict:
+        report_problems(verification)
+        return course, verification
+    course, left_out = course.without_facts(r.id for r in verification.problems)
+    report_problems(verification, left_out)
     return course, verification
 
 
@@ -179,8 +218,13 @@ def guarded(function):
 @verify_options
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write results as JSON.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), help="Write a Markdown report.")
-def verify_command(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, json_path, report_path):
+@click.option("--record", is_flag=True, help="Record the results in the ledger (<content>/ledger/), "
+              "so that every output shows this torch among those the course was verified on.")
+@guarded
+def verify_command(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, json_path, report_path,
+                   record):
     """Check every fact against the installed torch."""
+    from . import ledger
     from .atomic import atomic_write_text
     from .report import markdown_report
 
@@ -191,6 +235,11 @@ def verify_command(content_dir, out_dir, lang, modules, quiet, python, timeout, 
         atomic_write_text(json_path, json.dumps(verification.as_json(), indent=2, ensure_ascii=False) + "\n")
     if report_path:
         atomic_write_text(report_path, markdown_report(verification))
+    if record:
+        if modules:
+            raise click.UsageError("--record records the whole course: leave out --module")
+        path = ledger.write_run(content_dir, ledger.run_from_verification(verification, course))
+        click.echo(f"  recorded {path}")
     try:
         report_problems(verification)
     finally:
@@ -202,14 +251,16 @@ def verify_command(content_dir, out_dir, lang, modules, quiet, python, timeout, 
 @main.command()
 @common_options
 @verify_options
+@strict_option
 @click.option("--diff", is_flag=True, help="List notes added, changed and removed against content/deck.lock; write nothing.")
 @guarded
-def deck(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, diff):
+def deck(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict, diff):
     """Build the Anki packages (one per language)."""
     from .render import anki
 
     started = time.perf_counter()
-    course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache)
+    course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache,
+                                           strict)
     lock = Path(content_dir) / "deck.lock"
     if diff:
         for job in jobs(course, verification, lang, out_dir):
@@ -224,13 +275,15 @@ def deck(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, 
 @main.command()
 @common_options
 @verify_options
+@strict_option
 @guarded
-def slides(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache):
+def slides(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict):
     """Build the workshop PowerPoint decks."""
     from .render import slides as slides_renderer
 
     started = time.perf_counter()
-    course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache)
+    course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache,
+                                           strict)
     paths = []
     for job in jobs(course, verification, lang, out_dir):
         paths += slides_renderer.render(job, per_module=bool(modules))
@@ -240,6 +293,7 @@ def slides(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache
 @main.command()
 @common_options
 @verify_options
+@strict_option
 @click.option("--tag", "tags", multiple=True, help="Only questions with this tag; repeatable.")
 @click.option("--difficulty", type=click.IntRange(1, 3), help="Only questions of this difficulty.")
 @click.option("--count", type=click.IntRange(1), help="How many questions (default: all that match).")
@@ -248,13 +302,14 @@ def slides(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True)
 @click.option("--title", help="Title printed on the sheets.")
 @guarded
-def quiz(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache,
+def quiz(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict,
          tags, difficulty, count, versions, seed, paper, title):
     """Build printable quiz sheets, answer keys and Moodle XML."""
     from .render import quiz as quiz_renderer
 
     started = time.perf_counter()
-    course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache)
+    course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache,
+                                           strict)
     options = quiz_renderer.QuizOptions(tags=tags, difficulty=difficulty, count=count, versions=versions,
                                         seed=seed, paper=paper, title=title)
     paths = []
@@ -269,13 +324,15 @@ def quiz(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache,
 @main.command()
 @common_options
 @verify_options
+@strict_option
 @guarded
-def build(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache):
+def build(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict):
     """Verify once, then build deck, slides and quizzes."""
     from .render import anki, quiz as quiz_renderer, slides as slides_renderer
 
     started = time.perf_counter()
-    course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache)
+    course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache,
+                                           strict)
     paths = []
     for job in jobs(course, verification, lang, out_dir):
         paths += anki.render(job, Path(content_dir) / "deck.lock", deck_stem(course, modules))
@@ -283,6 +340,68 @@ def build(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache)
         if course.questions:  # a selection without questions gets no quiz rather than an error
             paths += quiz_renderer.render(job, quiz_renderer.QuizOptions())
     finish("build", paths, started, verification, quiet)
+
+
+@main.group("ledger")
+def ledger_group():
+    """Results recorded on other torches and machines (<content>/ledger/)."""
+
+
+@ledger_group.command("export")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--content", "content_dir", default="content", show_default=True, type=click.Path(file_okay=False))
+@click.option("--timeout", default=10.0, show_default=True, help="Seconds a single check may run there.")
+@guarded
+def ledger_export(path, content_dir, timeout):
+    """Write every check as one Python file that any python with torch runs (stdlib and torch only)."""
+    from .atomic import atomic_write_text
+    from .ledger import export_script
+
+    course = load(content_dir)
+    atomic_write_text(path, export_script(course, timeout))
+    click.echo(f"ledger export: {len(course.facts)} checks in {path}; run it with any python that has torch:\n"
+               f"  python3 {Path(path).name} > results.jsonl\n"
+               f"then: torchdeck ledger import results.jsonl")
+
+
+@ledger_group.command("import")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(dir_okay=False, exists=True))
+@click.option("--content", "content_dir", default="content", show_default=True, type=click.Path(file_okay=False))
+@click.option("--date", help="When the checks ran (YYYY-MM-DD; default: the results file's modification date).")
+@guarded
+def ledger_import(paths, content_dir, date):
+    """Record the results an exported check file printed."""
+    import datetime
+
+    from . import ledger
+
+    course = load(content_dir)
+    for path in paths:
+        when = date or datetime.date.fromtimestamp(Path(path).stat().st_mtime).isoformat()
+        with open(path, encoding="utf-8") as lines:
+            imported = ledger.import_results(lines, course, when, where=path)
+        written = ledger.write_run(content_dir, imported.run)
+        counts = ", ".join(f"{n} {s}" for s, n in sorted(imported.run.counts().items()))
+        stale = f"; {imported.stale} stale result(s) ignored (their checks changed)" if imported.stale else ""
+        click.echo(f"ledger import: {imported.run.label}: {counts}{stale} -> {written}")
+
+
+@ledger_group.command("show")
+@click.option("--content", "content_dir", default="content", show_default=True, type=click.Path(file_okay=False))
+@guarded
+def ledger_show(content_dir):
+    """Every recorded run, with its counts and how many entries are stale."""
+    from . import ledger
+
+    course = load(content_dir)
+    folder = ledger.folder_of(content_dir)
+    paths = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    for path in paths:
+        run, stale = ledger.read_run(path).current(course)
+        counts = ", ".join(f"{n} {s}" for s, n in sorted(run.counts().items()))
+        missing = len(course.facts) - len(run.facts)
+        click.echo(f"{run.label:45} {run.date}  {counts}; {missing} not run there ({stale} stale)")
+    click.echo(f"ledger: {len(paths)} run(s) in {folder}")
 
 
 @main.command("lint")

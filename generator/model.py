@@ -5,6 +5,8 @@ silently ignored field.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Annotated, Any, Literal, Optional, Union
@@ -12,13 +14,10 @@ from typing import Annotated, Any, Literal, Optional, Union
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .text import LocalText
+from .worker import CAPABILITIES
 
 Id = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$", max_length=80)]
-Capability = Literal[
-    "cuda", "cudnn", "mps", "mkl", "mkldnn", "openmp", "opt_einsum",
-    "cusparselt", "kleidiai", "nnpack", "xnnpack",
-]
-CAPABILITIES: tuple[str, ...] = Capability.__args__
+Capability = Literal[tuple(CAPABILITIES)]
 CHECK_KINDS = ("exists", "absent", "default", "type", "signature", "expr", "snippet", "raises")
 TYPE_NAMES = ("bool", "int", "float", "str", "callable", "module", "class")
 Difficulty = Annotated[int, Field(ge=1, le=3)]
@@ -83,8 +82,25 @@ class Fact(Strict):
     claim: LocalText
     check: Check
     requires: list[Capability] = []
+    unless: list[Capability] = []  # holds only where torch lacks these (a CPU-wheel fact: unless: [cuda-built])
     torch: Optional[str] = None
     source: Optional[str] = None
+
+    @model_validator(mode="after")
+    def _requires_and_unless_disjoint(self):
+        both = sorted(set(self.requires) & set(self.unless))
+        if both:
+            raise ValueError(f"{', '.join(both)} is both required and excluded: the fact could never be checked")
+        return self
+
+    def check_key(self) -> str:
+        """A hash of what decides the fact's result: the check, requires, unless and torch range.
+
+        The verify cache and the ledger key results by it, so editing a check invalidates them.
+        """
+        body = json.dumps([self.check.as_dict(), sorted(self.requires), sorted(self.unless), self.torch],
+                          sort_keys=True)
+        return hashlib.sha256(body.encode()).hexdigest()[:24]
 
     @field_validator("torch")
     @classmethod
@@ -306,6 +322,34 @@ class Course:
 
     def where(self, item_id: str) -> Origin:
         return self.origins.get(item_id, Origin("?", 0))
+
+    def without_facts(self, fact_ids) -> tuple["Course", list[tuple[str, str, tuple[str, ...]]]]:
+        """The course without every lesson, card and question that cites one of ``fact_ids``,
+        and what was left out: ``(kind, item id, the failed facts it cites)``.
+
+        A lesson goes whole: its points, table and code are written around the facts it cites,
+        and a slide with a sentence cut out of it would not read. The facts stay, so that what
+        remains can still look up every fact by id.
+        """
+        failed = set(fact_ids)
+        left_out: list[tuple[str, str, tuple[str, ...]]] = []
+
+        def keep(kind, items):
+            kept = []
+            for item in items:
+                hit = tuple(f for f in item.facts if f in failed)
+                if hit:
+                    left_out.append((kind, item.id, hit))
+                else:
+                    kept.append(item)
+            return kept
+
+        if not failed:
+            return self, left_out
+        modules = tuple(m.model_copy(update={"lessons": keep("lesson", m.lessons), "cards": keep("card", m.cards),
+                                              "questions": keep("question", m.questions)})
+                        for m in self.modules)
+        return Course(modules, self.origins, self.loaded), left_out
 
     def select(self, names) -> "Course":
         """Only the modules named (short or dotted names); all when ``names`` is empty."""

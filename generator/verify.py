@@ -70,6 +70,8 @@ class Verification:
     capabilities: dict
     date: str
     results: dict[str, FactResult] = field(default_factory=dict)
+    build: dict = field(default_factory=dict)  # CUDA/HIP/cuDNN versions and the device (worker.describe_build)
+    elsewhere: tuple = ()  # ledger.Run: recorded runs on other torches and machines
 
     def counts(self) -> dict[str, int]:
         counts = dict.fromkeys(STATUSES, 0)
@@ -95,7 +97,7 @@ class Verification:
 
     def as_json(self) -> dict:
         return {"torch": self.torch, "python": self.python, "capabilities": self.capabilities,
-                "date": self.date, "facts": [r.as_json() for r in self.results.values()]}
+                "build": self.build, "date": self.date, "facts": [r.as_json() for r in self.results.values()]}
 
 
 def verify(course: Course, *, python: Optional[str] = None, timeout: float = 10.0,
@@ -123,7 +125,7 @@ def _verify(course, python, timeout, cache_dir, progress, worker) -> Verificatio
         cached = cache.get(fact) if cache else None
         if cached:
             results[fact.id] = _result(course, fact, *cached)
-        elif _outside_range(fact, env["torch"]):
+        elif outside_range(fact, env["torch"]):
             results[fact.id] = _result(course, fact, "skip", f"torch {env['torch']} is outside {fact.torch}", [])
         else:
             to_run.append(fact)
@@ -139,7 +141,8 @@ def _verify(course, python, timeout, cache_dir, progress, worker) -> Verificatio
         hello = {"torch": env["torch"], "python": env["python"], "capabilities": {}}
     ordered = {f.id: results[f.id] for f in facts}
     date = cache.oldest_date(facts) if cache else _today()
-    return Verification(hello["torch"], hello["python"], hello["capabilities"], date or _today(), ordered)
+    return Verification(hello["torch"], hello["python"], hello["capabilities"], date or _today(), ordered,
+                        hello.get("build") or {})
 
 
 def probe(interpreter: str) -> dict:
@@ -156,7 +159,7 @@ def probe(interpreter: str) -> dict:
     return env
 
 
-def _outside_range(fact: Fact, version: str) -> bool:
+def outside_range(fact: Fact, version: str) -> bool:
     if not fact.torch:
         return False
     from packaging.specifiers import SpecifierSet
@@ -194,7 +197,7 @@ class Worker:
     def run(self, facts, timeout, course, results, progress) -> dict:
         """Send the checks, collect one result per fact into ``results``; returns the worker's hello."""
         request = {"timeout": timeout,
-                   "checks": [{"check": f.check.as_dict(), "requires": list(f.requires)} for f in facts]}
+                   "checks": [worker_item(f) for f in facts]}
         try:
             self.process.stdin.write(json.dumps(request))
             self.process.stdin.close()
@@ -208,7 +211,7 @@ class Worker:
                 continue
             fact = facts[message["index"]]
             skipped = message["status"] == "skip"
-            needs = [c for c in fact.requires if not hello["capabilities"].get(c)] if skipped else []
+            needs = skip_needs(fact, hello["capabilities"]) if skipped else []
             results[fact.id] = _result(course, fact, message["status"], message["detail"], needs)
             if progress:
                 progress(1)
@@ -220,6 +223,21 @@ class Worker:
             if fact.id not in results:
                 results[fact.id] = _result(course, fact, "error", f"the worker stopped early: {stderr.strip()[-300:]}", [])
         return hello
+
+
+def worker_item(fact: Fact) -> dict:
+    """What the worker needs to know of a fact: its check and the capabilities it requires or excludes."""
+    item = {"check": fact.check.as_dict(), "requires": list(fact.requires)}
+    if fact.unless:
+        item["unless"] = list(fact.unless)
+    return item
+
+
+def skip_needs(fact: Fact, capabilities: dict) -> list[str]:
+    """Why a fact was skipped, as capability names: ``cuda`` (missing here) or ``without:cuda-built``
+    (a capability this torch has that the fact's claim is about lacking)."""
+    return ([c for c in fact.requires if not capabilities.get(c)]
+            + [f"without:{c}" for c in fact.unless if capabilities.get(c)])
 
 
 def _worker_environment() -> dict:
@@ -260,8 +278,7 @@ class _Cache:
     def key(self, fact: Fact) -> str:
         key = self._keys.get(fact.id)
         if key is None:
-            body = json.dumps([fact.check.as_dict(), sorted(fact.requires), fact.torch], sort_keys=True)
-            key = self._keys[fact.id] = hashlib.sha256(body.encode()).hexdigest()[:24]
+            key = self._keys[fact.id] = fact.check_key()
         return key
 
     def get(self, fact: Fact):

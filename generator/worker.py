@@ -187,32 +187,77 @@ def run_check(check):
 
 
 # ------------------------------------------------------------- capabilities
+# The one list of capabilities a fact may name in ``requires`` or ``unless``:
+# name -> (what it means, in English and Chinese, for the outputs; how it is detected).
+# "X-built" says what the torch build was compiled with; the bare name says X is usable here.
+CAPABILITIES = {
+    "cuda": (("CUDA", "CUDA"), "torch.cuda.is_available()"),
+    "cuda-built": (("a CUDA build", "CUDA 版 torch"), "torch.backends.cuda.is_built()"),
+    "rocm-built": (("a ROCm build", "ROCm 版 torch"), "torch.version.hip is not None"),
+    "cudnn": (("cuDNN", "cuDNN"), "torch.cuda.is_available() and torch.backends.cudnn.is_available()"),
+    "cudnn-built": (("a build with cuDNN", "含 cuDNN 的 torch"), "torch._C._has_cudnn"),
+    "mps": (("MPS", "MPS"), "torch.backends.mps.is_available()"),
+    "mps-built": (("a build with MPS", "含 MPS 的 torch"), "torch.backends.mps.is_built()"),
+    "mkl": (("MKL", "MKL"), "torch.backends.mkl.is_available()"),
+    "mkldnn": (("oneDNN", "oneDNN"), "torch.backends.mkldnn.is_available()"),
+    "openmp": (("OpenMP", "OpenMP"), "torch.backends.openmp.is_available()"),
+    "opt_einsum": (("opt_einsum", "opt_einsum"),
+                   "torch.backends.opt_einsum.is_available() and torch.backends.opt_einsum.enabled"),
+    "cusparselt": (("cuSPARSELt", "cuSPARSELt"), "torch.backends.cusparselt.is_available()"),
+    "kleidiai": (("KleidiAI", "KleidiAI"), "torch.backends.kleidiai.is_available()"),
+    "nnpack": (("NNPACK", "NNPACK"), "torch.backends.nnpack.is_available()"),
+    "xnnpack": (("XNNPACK", "XNNPACK"), "torch.backends.xnnpack.enabled"),
+    "triton": (("Triton", "Triton"), "__import__('importlib.util').util.find_spec('triton') is not None"),
+}
+
+
 def detect_capabilities():
+    """Every capability's value here; a detector that raises counts as absent."""
     import torch
-    import torch.backends as b
 
-    def safe(fn):
+    for name in ("cuda", "cudnn", "mps", "mkl", "mkldnn", "openmp", "opt_einsum", "cusparselt",
+                 "kleidiai", "nnpack", "xnnpack"):
         try:
-            return bool(fn())
+            resolve("torch.backends." + name)  # property modules such as cudnn load on first use
         except Exception:
-            return False
+            pass
+    found = {}
+    for name, (_, expression) in CAPABILITIES.items():
+        try:
+            found[name] = bool(eval(expression, {"torch": torch}))
+        except Exception:
+            found[name] = False
+    return found
 
-    def backend(name):
-        return resolve("torch.backends." + name)
 
-    return {
-        "cuda": safe(torch.cuda.is_available),
-        "cudnn": safe(lambda: torch.cuda.is_available() and b.cudnn.is_available()),
-        "mps": safe(lambda: backend("mps").is_available()),
-        "mkl": safe(lambda: backend("mkl").is_available()),
-        "mkldnn": safe(lambda: backend("mkldnn").is_available()),
-        "openmp": safe(lambda: backend("openmp").is_available()),
-        "opt_einsum": safe(lambda: backend("opt_einsum").is_available() and backend("opt_einsum").enabled),
-        "cusparselt": safe(lambda: backend("cusparselt").is_available()),
-        "kleidiai": safe(lambda: backend("kleidiai").is_available()),
-        "nnpack": safe(lambda: backend("nnpack").is_available()),
-        "xnnpack": safe(lambda: backend("xnnpack").enabled),
-    }
+def describe_build():
+    """What this torch was built with and which device it sees: the provenance of a run."""
+    import platform
+    import torch
+
+    def attempt(fn):
+        try:
+            return fn()
+        except Exception:
+            return None
+
+    device = attempt(lambda: torch.cuda.get_device_name(0) if torch.cuda.is_available() else None)
+    if device is None and attempt(lambda: torch.backends.mps.is_available()):
+        device = "Apple MPS"
+    return {"cuda": torch.version.cuda, "hip": getattr(torch.version, "hip", None),
+            "cudnn": attempt(lambda: torch.backends.cudnn.version()) if torch.version.cuda else None,
+            "device": device, "machine": platform.machine(), "system": platform.system()}
+
+
+def skip_reason(item, capabilities):
+    """Why a check is not run here, or None: a capability it requires is missing, or one it excludes is present."""
+    missing = [c for c in item.get("requires", []) if not capabilities.get(c)]
+    if missing:
+        return "needs %s (not available here)" % ", ".join(missing)
+    present = [c for c in item.get("unless", []) if capabilities.get(c)]
+    if present:
+        return "holds only without %s (this torch has it)" % ", ".join(present)
+    return None
 
 
 # ------------------------------------------------------------------- state
@@ -465,25 +510,34 @@ def main():
     calibration.join()  # no thread may be running when the children are forked
     gc.freeze()  # forked children then leave torch's objects' pages shared
 
-    request = json.load(sys.stdin)
+    request = EXPORTED_REQUEST if EXPORTED_REQUEST is not None else json.load(sys.stdin)
 
     def send(message):
         out.write(json.dumps(message) + "\n")
 
-    capabilities = _in_child(detect_capabilities, request.get("timeout", 10))
+    found = _in_child(lambda: {"capabilities": detect_capabilities(), "build": describe_build()},
+                      request.get("timeout", 10))
+    capabilities = found.get("capabilities", {})
     send({"hello": {"torch": torch.__version__, "python": "%d.%d.%d" % sys.version_info[:3],
-                    "capabilities": capabilities}})
+                    "capabilities": capabilities, "build": found.get("build", {})}})
+    items = request["checks"]
+
+    def emit(index, status, detail):
+        message = {"index": index, "status": status, "detail": detail}
+        if "id" in items[index]:  # an exported request: results name their fact and check
+            message.update(id=items[index]["id"], hash=items[index].get("hash"))
+        send(message)
+
     checks = []
-    for index, item in enumerate(request["checks"]):
-        missing = [c for c in item.get("requires", []) if not capabilities.get(c)]
-        if missing:
-            send({"index": index, "status": "skip", "detail": "needs %s (not available here)" % ", ".join(missing)})
+    for index, item in enumerate(items):
+        reason = skip_reason(item, capabilities)
+        if reason:
+            emit(index, "skip", reason)
         else:
             checks.append({"index": index, "check": item["check"]})
     checks.sort(key=_schedule_rank)
-    slots = max(1, min(int(request.get("jobs") or _cores()), len(checks) or 1))
-    supervise(checks, float(request.get("timeout", 10)),
-              lambda index, status, detail: send({"index": index, "status": status, "detail": detail}), slots)
+    slots = max(1, min(_cores(), len(checks) or 1))
+    supervise(checks, float(request.get("timeout", 10)), emit, slots)
     out.flush()
 
 
@@ -559,6 +613,9 @@ def _in_child(function, timeout):
     os.close(read_fd)
     return json.loads(data) if data else {}
 
+
+# An exported copy of this file (``torchdeck ledger export``) carries its request here.
+EXPORTED_REQUEST = None
 
 if __name__ == "__main__":
     try:

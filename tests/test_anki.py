@@ -446,7 +446,7 @@ def test_verified_and_unverified_fields(small):
     assert "not verified here (needs CUDA)" in gpu["Verified"]
     assert "unverified::needs-cuda" in gpu.tags
     top = notes[note_guid("en", "t-top-card")]
-    assert f"verified against torch {job.verification.torch}" in top["Verified"]
+    assert f"verified on torch {job.verification.torch} (here)" in top["Verified"]
     assert f"verified::torch-{job.verification.torch.split('+')[0]}" in top.tags
 
 

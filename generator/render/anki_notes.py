@@ -23,7 +23,6 @@ from .base import RenderJob
 
 ROOT_DECK = "PyTorch torch.backends"
 _CLOZE_NUMBER = re.compile(r"\{\{c(\d+)::")
-_VERIFIED_WORDS = {"en": "verified against torch {}", "zh": "已对照 torch {} 验证"}
 
 
 class NoteSpec(NamedTuple):
@@ -100,6 +99,7 @@ class _NoteBuilder:
         self.version_tag = f"verified::torch-{_public_version(job.verification.torch)}"
         # many cards rest on the same facts: render what depends only on them once
         self._verified = lru_cache(maxsize=None)(self._verified_field)
+        self._scope = lru_cache(maxsize=None)(self._scope_badge)
         self._status_tags = lru_cache(maxsize=None)(self._status_tags_of)
         self._fact_links = lru_cache(maxsize=None)(self._links_of)
         self._fact_source = lru_cache(maxsize=None)(self._source_of_facts)
@@ -122,7 +122,8 @@ class _NoteBuilder:
         diagrams = self.diagrams(facts)
         common = (self.source(card, facts), self._verified(facts), self.text(card.extra),
                   self._diagram_field(diagrams))
-        fields = tuple(str(value) for value in (*_KIND_FIELDS[card.kind](self, card), *common))
+        first, *rest = _KIND_FIELDS[card.kind](self, card)
+        fields = tuple(str(value) for value in (self._scope(facts) + first, *rest, *common))
         tags = self._tags(tuple(card.tags), module.module, card.kind, card.difficulty, facts)
         return NoteSpec(card.id, card.kind, self.deck(module), fields, tags, note_guid(self.job.lang, card.id), due,
                         _card_ords(card.kind, fields[0]), diagrams, content_hash(card.kind, fields, tags))
@@ -164,9 +165,13 @@ class _NoteBuilder:
 
     def _verified_field(self, facts: tuple[str, ...]) -> str:
         note = self.job.unverified_note(facts)
-        status = note or _VERIFIED_WORDS[self.job.lang].format(self.job.verification.torch)
         claims = [self.text(self.course.fact(f).claim) for f in facts]
-        return _render_field("field.verified.html", verified=not note, status=status, claims=claims)
+        return _render_field("field.verified.html", note=note, where=self.job.verified_where(facts), claims=claims)
+
+    def _scope_badge(self, facts: tuple[str, ...]) -> Markup:
+        """'since torch 2.15' above the question of a card whose facts hold only for some releases or builds."""
+        scope = self.job.scope(facts)
+        return Markup(_render_field("field.scope.html", scope=scope)) if scope else Markup("")
 
     def _diagram_html(self, names: tuple[str, ...]) -> str:
         if not names:

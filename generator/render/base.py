@@ -6,21 +6,24 @@ writes every file through ``generator.atomic``. Renderers know nothing of each o
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from ..model import Course
 from ..text import Text
 from ..verify import Verification
+from ..worker import CAPABILITIES
+from .scope import release_words
 
-_CAPABILITY_NAMES = {
-    "cuda": "CUDA", "cudnn": "cuDNN", "mps": "MPS", "mkl": "MKL", "mkldnn": "oneDNN", "openmp": "OpenMP",
-    "opt_einsum": "opt_einsum", "cusparselt": "cuSPARSELt", "kleidiai": "KleidiAI", "nnpack": "NNPACK",
-    "xnnpack": "XNNPACK", "torch-range": "another torch version",
-}
+_LANG_INDEX = {"en": 0, "zh": 1}
+_OTHER_NEEDS = {"torch-range": ("another torch version", "其他 torch 版本")}
 _NEEDS_WORDS = {
     "en": ("not verified here (needs {})", "verified against torch {} on {}"),
     "zh": ("未在此环境验证（需要 {}）", "已于 {1} 对照 torch {0} 验证"),
 }
+_WITHOUT_WORDS = {"en": "without {}", "zh": "不含 {}"}
+_BUILD_CAPABILITIES = ("cuda-built", "rocm-built", "cudnn-built", "mps-built")
+_WHERE_WORDS = {"en": ("verified on torch {}", " (here)", ", "), "zh": ("已验证：torch {}", "（本机）", "、")}
 
 
 @dataclass(frozen=True)
@@ -39,11 +42,55 @@ class RenderJob:
         return text if isinstance(text, str) else text.get(self.lang)
 
     def unverified_note(self, fact_ids) -> str:
-        """'not verified here (needs cuda)' for items resting on skipped facts; '' when all passed."""
+        """'not verified here (needs CUDA)' for items resting on skipped facts; '' when all passed."""
         needs = self.verification.unverified_needs(fact_ids)
         if not needs:
             return ""
-        return _NEEDS_WORDS[self.lang][0].format(", ".join(_CAPABILITY_NAMES.get(n, n) for n in needs))
+        return _NEEDS_WORDS[self.lang][0].format(", ".join(self.capability_name(n) for n in needs))
+
+    def item_mark(self, fact_ids) -> str:
+        """What is shown beside an item: the releases and builds it is about, and '⚠ not verified here (...)'
+        where a fact behind it could not be checked here; '' for an item about every torch, verified here."""
+        note = self.unverified_note(fact_ids)
+        return " · ".join(part for part in (self.scope(fact_ids), f"⚠ {note}" if note else "") if part)
+
+    def capability_name(self, need: str) -> str:
+        """``CUDA`` for ``cuda``, ``without a CUDA build`` for ``without:cuda-built``."""
+        if need.startswith("without:"):
+            return _WITHOUT_WORDS[self.lang].format(self.capability_name(need.removeprefix("without:")))
+        names = CAPABILITIES[need][0] if need in CAPABILITIES else _OTHER_NEEDS.get(need, (need, need))
+        return names[_LANG_INDEX[self.lang]]
+
+    def scope(self, fact_ids) -> str:
+        """Which releases and builds the facts behind an item are about: 'since torch 2.15 · a CUDA build';
+        '' for an item about every release and build."""
+        parts: list[str] = []
+        for fact_id in fact_ids:
+            fact = self.course.fact(fact_id)
+            words = [release_words(fact.torch, self.lang)] if fact.torch else []
+            words += [self.capability_name(c) for c in fact.requires if c in _BUILD_CAPABILITIES]
+            words += [self.capability_name("without:" + c) for c in fact.unless if c in _BUILD_CAPABILITIES]
+            parts += [w for w in words if w not in parts]
+        return " · ".join(parts)
+
+    def verified_where(self, fact_ids) -> str:
+        """Where every fact behind an item passed: here and in the ledger's runs; '' where none did.
+
+        'verified on torch 2.13.0+cpu (here), 2.15.0+cu132, 2.11.0+cu130 on NVIDIA H100'.
+        """
+        lead, here_mark, comma = _WHERE_WORDS[self.lang]
+        fact_ids = tuple(fact_ids)
+        results = self.verification.results
+        places = []
+        if fact_ids and all(results.get(f) is not None and results[f].status == "pass" for f in fact_ids):
+            places.append(self._here_label + here_mark)
+        places += [run.label for run in self.verification.elsewhere if fact_ids and all(map(run.passed, fact_ids))]
+        return lead.format(comma.join(places)) if places else ""
+
+    @cached_property
+    def _here_label(self) -> str:
+        device = self.verification.build.get("device")
+        return f"{self.verification.torch} on {device}" if device else self.verification.torch
 
     def unverified_tags(self, fact_ids) -> list[str]:
         return [f"unverified::needs-{n}" for n in self.verification.unverified_needs(fact_ids)]

@@ -11,6 +11,8 @@ lesson of its module that teaches one of its facts, or at the end of the module.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import io
 import re
 from dataclasses import dataclass
@@ -36,6 +38,7 @@ class Notes:
     say: str
     ask: str
     minutes: int
+    verified: str = ""  # where the facts behind the slide were verified (job.verified_where)
 
 
 @dataclass(frozen=True)
@@ -191,9 +194,10 @@ class DeckPlan:
         title = self.t(lesson.title)
         takeaway = self.t(lesson.takeaway) or "; ".join(self.t(p) for p in lesson.points[:2]) or title
         fallback = self._notes("lesson", lesson.minutes, takeaway=takeaway, title=title)
-        notes = Notes(self.t(lesson.notes) or fallback.say, self.t(lesson.ask) or fallback.ask, lesson.minutes)
+        notes = Notes(self.t(lesson.notes) or fallback.say, self.t(lesson.ask) or fallback.ask, lesson.minutes,
+                      self.job.verified_where(lesson.facts))
         return SlideSpec("Lesson", f"lesson:{lesson.id}", title, tuple(blocks), notes,
-                         self.job.unverified_note(lesson.facts))
+                         self.job.item_mark(lesson.facts))
 
     def _table(self, columns, rows, size: float = 16) -> TableBlock:
         header = tuple((Para(inline(self.t(c), bold=True, colour="bg1"), size),) for c in columns)
@@ -202,7 +206,7 @@ class DeckPlan:
 
     def diagram(self, name: str, lesson: Lesson) -> SlideSpec:
         return SlideSpec("Diagram", f"diagram:{name}", f"🖼️ {self.t(lesson.title)}", (self._picture(name),),
-                         self._notes("diagram"), self.job.unverified_note(lesson.facts))
+                         self._notes("diagram"), self.job.item_mark(lesson.facts))
 
     # -------------------------------------------------------------- quiz
     def _stem(self, question: Question, size: float, bold: bool) -> list[Block]:
@@ -214,10 +218,11 @@ class DeckPlan:
     def quiz(self, question: Question) -> SlideSpec:
         options = tuple(Para((Span(f"{letter(i)}.  ", bold=True, colour="accent1"), *inline(self.t(o.text))),
                              22, before=10) for i, o in enumerate(question.options))
-        notes = self._notes("quiz", stem=self.t(question.stem))
+        notes = dataclasses.replace(self._notes("quiz", stem=self.t(question.stem)),
+                                    verified=self.job.verified_where(question.facts))
         return SlideSpec("Quiz", f"quiz:{question.id}", self.words["quiz"][question.kind],
                          (*self._stem(question, 24, True), TextBlock(options)), notes,
-                         self.job.unverified_note(question.facts))
+                         self.job.item_mark(question.facts))
 
     def answer(self, question: Question) -> SlideSpec:
         letters = ", ".join(letter(i) for i, o in enumerate(question.options) if o.correct)
@@ -229,14 +234,15 @@ class DeckPlan:
             paras.append(Para((Span(self.words["why"], italic=True), *inline(self.t(option.why))), 16,
                               margin=30, before=2))
         return SlideSpec("Answer", f"answer:{question.id}", self.words["answer"].format(letters=letters),
-                         (*self._stem(question, 18, False), TextBlock(tuple(paras))), self._notes("answer"),
-                         self.job.unverified_note(question.facts))
+                         (*self._stem(question, 18, False), TextBlock(tuple(paras))),
+                         dataclasses.replace(self._notes("answer"), verified=self.job.verified_where(question.facts)),
+                         self.job.item_mark(question.facts))
 
     # ------------------------------------------------------------ recaps
     def _marked(self, text: str, fact_ids, **style) -> tuple[Span, ...]:
-        note = self.job.unverified_note(fact_ids)
+        note = self.job.item_mark(fact_ids)
         spans = inline(text, **style)
-        return spans + (Span(f"  ⚠ {note}", italic=True, colour="accent6"),) if note else spans
+        return spans + (Span(f"  {note}", italic=True, colour="accent6"),) if note else spans
 
     def review(self, lessons: list[Lesson]) -> SlideSpec:
         paras = tuple(Para((Span(f"{self.t(lesson.title)}: ", bold=True),

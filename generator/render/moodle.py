@@ -64,7 +64,10 @@ def _question(job: RenderJob, question: Question) -> ET.Element:
 
 
 def _question_html(job: RenderJob, question: Question) -> str:
+    scope = job.scope(question.facts)
     body = f"<p>{inline_html(job.t(question.stem))}</p>"
+    if scope:
+        body += f"<p><small>({html.escape(scope)})</small></p>"
     if question.code:
         body += f'<pre><code class="language-{html.escape(question.language)}">{html.escape(question.code)}</code></pre>'
     return body
@@ -72,8 +75,8 @@ def _question_html(job: RenderJob, question: Question) -> str:
 
 def _facts_html(job: RenderJob, question: Question) -> str:
     claims = "".join(f"<li>{inline_html(job.t(job.course.fact(f).claim))}</li>" for f in question.facts)
-    note = job.unverified_note(question.facts)
-    return f"<ul>{claims}</ul>" + (f"<p><em>{html.escape(note)}</em></p>" if note else "")
+    notes = [job.unverified_note(question.facts), job.verified_where(question.facts)]
+    return f"<ul>{claims}</ul>" + "".join(f"<p><em>{html.escape(note)}</em></p>" for note in notes if note)
 
 
 def _fractions(question: Question, single: bool) -> tuple[str, str]:

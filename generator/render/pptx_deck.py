@@ -112,7 +112,7 @@ class DeckWriter:
         body = boxes.body
         mark_block = None
         if spec.mark:
-            mark_block = TextBlock((Para((Span(f"⚠ {spec.mark}", bold=True, colour="accent6"),), 16),), "warn")
+            mark_block = TextBlock((Para((Span(spec.mark, bold=True, colour="accent6"),), 16),), "warn")
             mark_h = self.flow.text_height(mark_block.paras, body.w, mark_block.style)
             body = Area(body.x, body.y + mark_h + GAP, body.w, body.h - mark_h - GAP)
         pages = self.flow.paginate(spec.blocks, body)

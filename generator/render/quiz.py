@@ -163,7 +163,7 @@ def sheet_data(job: RenderJob, version: Version, page: dict) -> dict:
 def _sheet_question(job: RenderJob, number: int, placed: Placed) -> dict:
     question = placed.question
     return {"number": number, "points": _points(job, question), "stem": job.t(question.stem),
-            "hint": _hint(job, question),
+            "hint": _hint(job, question), "scope": job.scope(question.facts),
             "code": code_lines(question.code, question.language),
             "options": [{"letter": letter(index), "text": job.t(option.text)}
                         for index, option in enumerate(placed.options)],
@@ -199,7 +199,7 @@ def _key_question(job: RenderJob, question: Question, versions: Sequence[Version
                          "text": job.t(option.text), "why": job.t(option.why)}
                         for index, option in enumerate(question.options)],
             "facts": [_fact(job, fact_id) for fact_id in question.facts],
-            "unverified": job.unverified_note(question.facts)}
+            "unverified": job.item_mark(question.facts), "verified": job.verified_where(question.facts)}
 
 
 def _fact(job: RenderJob, fact_id: str) -> dict:

@@ -11,7 +11,6 @@ import datetime
 from pathlib import Path
 
 from ..atomic import atomic_write_bytes
-from ..model import Course
 from .base import RenderJob
 from .deck_plan import DeckPlan, SlideSpec
 from .pptx_deck import DeckWriter
@@ -24,7 +23,7 @@ STEM = "torch-backends"
 def render(job: RenderJob, per_module: bool = False, template: Path = TEMPLATE) -> list[Path]:
     """Write ``build/torch-backends.<lang>.pptx``, or with ``per_module`` one deck per module."""
     if per_module:
-        decks = [(f"{STEM}.{m.name}", dataclasses.replace(job, course=Course((m,), job.course.origins)))
+        decks = [(f"{STEM}.{m.name}", dataclasses.replace(job, course=job.course.select([m.name])))
                  for m in job.course.modules]
     else:
         decks = [(STEM, job)]
@@ -52,7 +51,8 @@ def notes_lines(wording: dict, spec: SlideSpec, page: int, pages: int) -> list[s
     notes = spec.notes
     minutes = (wording["minutes"].format(n=notes.minutes) if pages == 1
                else wording["minutes_part"].format(n=notes.minutes, k=page + 1, total=pages))
-    return [wording["say"] + notes.say, wording["ask"] + notes.ask, wording["time"] + minutes]
+    lines = [wording["say"] + notes.say, wording["ask"] + notes.ask, wording["time"] + minutes]
+    return lines + [notes.verified] if notes.verified else lines
 
 
 def document_date(text: str) -> datetime.datetime:

@@ -1,0 +1,196 @@
+"""The verification ledger: results from other interpreters and machines, kept beside the content.
+
+``content/ledger/<run>.json`` holds one run each: which torch (version and build), which
+device, when, and for every fact the hash of its check (``Fact.check_key``), its status
+and detail. A run is recorded by ``torchdeck verify --record`` or imported from a run of
+an exported check file (``torchdeck ledger export``) on a machine where only torch is
+installed. An entry whose hash no longer matches its fact's check is stale and ignored:
+editing a check invalidates what was recorded for it.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from json.encoder import encode_basestring
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Optional
+
+from .atomic import atomic_write_text
+from .errors import BuildError
+
+if TYPE_CHECKING:
+    from .model import Course
+    from .verify import Verification
+
+FOLDER = "ledger"
+VERSION = 1
+
+
+@dataclass(frozen=True)
+class Entry:
+    hash: str
+    status: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Run:
+    """One verification of the content: where it ran, and what each fact's check said there."""
+
+    torch: str
+    python: str
+    date: str
+    build: dict = field(default_factory=dict)
+    capabilities: dict = field(default_factory=dict)
+    facts: dict[str, Entry] = field(default_factory=dict)
+
+    @property
+    def device(self) -> Optional[str]:
+        return self.build.get("device")
+
+    @property
+    def label(self) -> str:
+        """``2.15.0+cu132``, or ``2.11.0+cu130 on NVIDIA H100 80GB HBM3`` where a GPU was used."""
+        return f"{self.torch} on {self.device}" if self.device else self.torch
+
+    @property
+    def file_name(self) -> str:
+        slug = re.sub(r"[^a-z0-9.+]+", "-", self.label.lower().replace(" on ", "."))
+        return slug.strip("-") + ".json"
+
+    def passed(self, fact_id: str) -> bool:
+        entry = self.facts.get(fact_id)
+        return entry is not None and entry.status == "pass"
+
+    def counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for entry in self.facts.values():
+            counts[entry.status] = counts.get(entry.status, 0) + 1
+        return counts
+
+    def current(self, course: Course) -> tuple["Run", int]:
+        """This run without the entries whose check has changed since (and ids no longer in the course),
+        and how many were dropped."""
+        keys = {fact.id: fact.check_key() for fact in course.facts}
+        kept = {fact_id: entry for fact_id, entry in self.facts.items() if keys.get(fact_id) == entry.hash}
+        return Run(self.torch, self.python, self.date, self.build, self.capabilities, kept), len(self.facts) - len(kept)
+
+
+def run_from_verification(verification: Verification, course: Course) -> Run:
+    """The run ``verification`` made, as a ledger records it."""
+    facts = {fact.id: Entry(fact.check_key(), verification.results[fact.id].status,
+                            verification.results[fact.id].detail)
+             for fact in course.facts if fact.id in verification.results}
+    return Run(verification.torch, verification.python, verification.date, dict(verification.build),
+               dict(verification.capabilities), facts)
+
+
+# ------------------------------------------------------------------ files
+def folder_of(content_dir) -> Path:
+    return Path(content_dir) / FOLDER
+
+
+def load(content_dir, course: Course) -> tuple[Run, ...]:
+    """Every recorded run, stale entries dropped, in a stable order (by file name)."""
+    folder = folder_of(content_dir)
+    if not folder.is_dir():
+        return ()
+    runs = []
+    for path in sorted(folder.glob("*.json")):
+        runs.append(read_run(path).current(course)[0])
+    return tuple(runs)
+
+
+def read_run(path: Path) -> Run:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        if data.get("version") != VERSION:
+            raise ValueError(f"unknown version {data.get('version')!r} (expected {VERSION})")
+        facts = {str(k): Entry(str(v["hash"]), str(v["status"]), str(v.get("detail", "")))
+                 for k, v in data["facts"].items()}
+        return Run(str(data["torch"]), str(data["python"]), str(data["date"]), dict(data.get("build") or {}),
+                   dict(data.get("capabilities") or {}), facts)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
+        raise BuildError(f"{path}: not a ledger run ({err}); restore it from git or delete it") from None
+
+
+def write_run(content_dir, run: Run) -> Path:
+    """Write ``run`` to the ledger (one line per fact, so a review sees which results changed)."""
+    path = folder_of(content_dir) / run.file_name
+    head = {"version": VERSION, "torch": run.torch, "python": run.python, "date": run.date,
+            "build": run.build, "capabilities": run.capabilities, "counts": run.counts()}
+    lines = ["{"] + [f"  {encode_basestring(k)}: {json.dumps(v, sort_keys=True)}," for k, v in head.items()]
+    lines.append('  "facts": {')
+    entries = [f"    {encode_basestring(fact_id)}: "
+               + json.dumps({"hash": e.hash, "status": e.status, "detail": e.detail}, ensure_ascii=False) + ","
+               for fact_id, e in sorted(run.facts.items())]
+    if entries:
+        entries[-1] = entries[-1].removesuffix(",")
+    lines += entries + ["  }", "}"]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, "\n".join(lines) + "\n")
+    return path
+
+
+# ------------------------------------------------------- export / import
+def export_script(course: Course, timeout: float) -> str:
+    """The worker with every fact's check built in: one file that any python with torch runs
+    (``python3 checks.py > results.jsonl``); stdlib and torch only."""
+    from .verify import WORKER, worker_item
+
+    request = {"timeout": timeout,
+               "checks": [{"id": f.id, "hash": f.check_key(), **worker_item(f)} for f in course.facts]}
+    source = WORKER.read_text(encoding="utf-8")
+    marker = "EXPORTED_REQUEST = None\n"
+    if marker not in source:
+        raise BuildError(f"{WORKER} has no '{marker.strip()}' line to carry the checks")
+    embedded = "EXPORTED_REQUEST = json.loads(%r)\n" % json.dumps(request, ensure_ascii=True)
+    header = ("# torchdeck checks, exported: run with any python that has torch,\n"
+              "#   python3 this-file.py > results.jsonl\n"
+              "# then bring results.jsonl back and run: torchdeck ledger import results.jsonl\n")
+    return header + source.replace(marker, embedded)
+
+
+@dataclass(frozen=True)
+class Imported:
+    run: Run
+    stale: int  # results for checks that have changed since the export (or facts no longer in the content)
+
+
+def import_results(lines: Iterable[str], course: Course, date: str, where: str = "results") -> Imported:
+    """A run from the JSON lines an exported check file printed."""
+    from .verify import outside_range
+
+    hello = None
+    facts: dict[str, Entry] = {}
+    stale = 0
+    keys = {fact.id: fact for fact in course.facts}
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            message = json.loads(line)
+        except ValueError as err:
+            raise BuildError(f"{where}:{number}: not a JSON line ({err})") from None
+        if not isinstance(message, dict):
+            raise BuildError(f"{where}:{number}: expected an object")
+        if "hello" in message:
+            hello = message["hello"]
+            continue
+        if "id" not in message or "status" not in message:
+            raise BuildError(f"{where}:{number}: a result without 'id' and 'status' (was the check file exported "
+                             "by 'torchdeck ledger export'?)")
+        fact = keys.get(message["id"])
+        if fact is None or fact.check_key() != message.get("hash"):
+            stale += 1
+            continue
+        status, detail = str(message["status"]), str(message.get("detail", ""))
+        if hello is not None and outside_range(fact, hello["torch"]):
+            status, detail = "skip", f"torch {hello['torch']} is outside {fact.torch}"
+        facts[fact.id] = Entry(fact.check_key(), status, detail)
+    if hello is None:
+        raise BuildError(f"{where}: no 'hello' line: the check file did not start (see its error output)")
+    return Imported(Run(str(hello["torch"]), str(hello["python"]), date, dict(hello.get("build") or {}),
+                        dict(hello.get("capabilities") or {}), facts), stale)
+

@@ -1,0 +1,148 @@
+"""Drift: a fact that does not hold against the user's torch leaves out what rests on it, never the whole build.
+
+Proven on a copy of the shipped content with one fact made false, through Anki's own
+importer, and on a small course for slides and quiz.
+"""
+from __future__ import annotations
+
+import shutil
+import textwrap
+import zipfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from pptx import Presentation
+
+from generator.cli import main
+from generator.render.anki_lock import read_manifest
+from generator.render.anki_notes import note_guid
+
+from test_anki import import_package, new_collection
+
+ROOT = Path(__file__).resolve().parent.parent
+FALSE_FACT = "cudnn-benchmark-default"
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def make_false(text: str, fact_id: str) -> str:
+    """The module text with ``fact_id``'s ``equals: false`` turned into ``equals: true``."""
+    start = text.index(f"- id: {fact_id}\n")
+    end = text.index("check:", start)
+    line_end = text.index("\n", end)
+    check = text[end:line_end]
+    assert "equals: false" in check, check
+    return text[:end] + check.replace("equals: false", "equals: true") + text[line_end:]
+
+
+@pytest.fixture(scope="module")
+def drifted(course, tmp_path_factory):
+    """The shipped content with one fact made false, built without --strict."""
+    root = tmp_path_factory.mktemp("drift")
+    content = root / "content"
+    shutil.copytree(ROOT / "content", content)
+    cudnn = content / "cudnn.yaml"
+    cudnn.write_text(make_false(cudnn.read_text(encoding="utf-8"), FALSE_FACT), encoding="utf-8")
+    lock_before = (content / "deck.lock").read_text()
+    result = run("deck", "--content", content, "--out", root / "build", "--lang", "en")
+    resting = {c.id for c in course.cards if FALSE_FACT in c.facts}
+    return {"root": root, "content": content, "result": result, "resting": resting, "lock_before": lock_before}
+
+
+def test_a_false_fact_is_named_and_the_build_goes_on(drifted):
+    result = drifted["result"]
+    assert result.exit_code == 0, result.output
+    assert FALSE_FACT in result.output and "expected torch.backends.cudnn.benchmark == True, actual False" in result.output
+    assert "left out:" in result.output
+    for card_id in drifted["resting"]:
+        assert f"card {card_id}" in result.output
+
+
+def test_the_deck_lacks_exactly_the_notes_resting_on_it(drifted, course, tmp_path):
+    assert drifted["resting"], "the chosen fact must have cards resting on it"
+    col = new_collection(tmp_path / "col")
+    try:
+        import_package(col, drifted["root"] / "build" / "torch-backends.en.apkg")
+        guids = {col.get_note(note_id).guid for note_id in col.find_notes("")}
+    finally:
+        col.close()
+    expected = {note_guid("en", c.id) for c in course.cards if c.id not in drifted["resting"]}
+    assert guids == expected
+
+
+def test_left_out_notes_keep_their_lock_entries(drifted, course):
+    after = read_manifest(drifted["content"] / "deck.lock").notes_of("en")
+    before_text = drifted["lock_before"]
+    lock_path = drifted["root"] / "before.lock"
+    lock_path.write_text(before_text)
+    before = read_manifest(lock_path).notes_of("en")
+    for card_id in drifted["resting"]:
+        assert after[card_id] == before[card_id]
+
+
+def test_strict_writes_nothing_and_exits_1(drifted, tmp_path):
+    out = tmp_path / "build"
+    result = run("deck", "--content", drifted["content"], "--out", out, "--lang", "en", "--strict")
+    assert result.exit_code == 1
+    assert "nothing was rendered" in result.output and FALSE_FACT in result.output
+    assert not list(out.glob("*.apkg"))
+
+
+SMALL = textwrap.dedent("""\
+    module: torch.backends.cudnn
+    title: {en: cuDNN, zh: cuDNN}
+    lessons:
+      - id: d-lesson-kept
+        title: {en: Kept lesson, zh: 保留的课}
+        points: [{en: "`enabled` is on", zh: "`enabled` 默认开启"}]
+        facts: [d-true]
+      - id: d-lesson-gone
+        title: {en: Vanishing lesson, zh: 消失的课}
+        points: [{en: "a false point", zh: "错误的要点"}]
+        facts: [d-false]
+    facts:
+      - id: d-true
+        claim: {en: cudnn.enabled is True by default, zh: cudnn.enabled 默认为 True}
+        check: {default: torch.backends.cudnn.enabled, equals: true}
+      - id: d-false
+        claim: {en: cudnn.benchmark is True by default, zh: cudnn.benchmark 默认为 True}
+        check: {default: torch.backends.cudnn.benchmark, equals: true}
+    cards:
+      - {id: d-card-kept, kind: basic, front: {en: enabled?, zh: enabled？}, back: "True", facts: [d-true]}
+      - {id: d-card-gone, kind: basic, front: {en: benchmark?, zh: benchmark？}, back: "True", facts: [d-false]}
+    questions:
+      - id: d-q-kept
+        kind: truefalse
+        stem: {en: "cuDNN is enabled by default.", zh: "cuDNN 默认启用。"}
+        options:
+          - {text: {en: "True", zh: 对}, correct: true, why: {en: enabled defaults to True, zh: enabled 默认为 True}}
+          - {text: {en: "False", zh: 错}, why: {en: it is on, zh: 它是开启的}}
+        facts: [d-true]
+      - id: d-q-gone
+        kind: truefalse
+        stem: {en: "Benchmark mode is on by default.", zh: "benchmark 默认开启。"}
+        options:
+          - {text: {en: "True", zh: 对}, correct: true, why: {en: vanishing why, zh: 消失的解释}}
+          - {text: {en: "False", zh: 错}, why: {en: other, zh: 其他}}
+        facts: [d-false]
+""")
+
+
+def test_build_leaves_out_lessons_and_questions_too(tmp_path):
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "cudnn.yaml").write_text(SMALL, encoding="utf-8")
+    out = tmp_path / "build"
+    result = run("build", "--content", content, "--out", out, "--lang", "en")
+    assert result.exit_code == 0, result.output
+    assert "lesson d-lesson-gone" in result.output and "question d-q-gone" in result.output
+    names = [slide.name for slide in Presentation(out / "torch-backends.en.pptx").slides]
+    assert "lesson:d-lesson-kept" in names and "lesson:d-lesson-gone" not in names
+    assert not any("d-q-gone" in name for name in names) and any("d-q-kept" in name for name in names)
+    moodle = (out / "quiz.en.moodle.xml").read_text(encoding="utf-8")
+    assert "cuDNN is enabled by default." in moodle and "Benchmark mode is on by default." not in moodle
+    with zipfile.ZipFile(out / "torch-backends.en.apkg") as package:
+        assert package.testzip() is None
