@@ -192,12 +192,12 @@ def run_check(check):
 # "X-built" says what the torch build was compiled with; the bare name says X is usable here.
 CAPABILITIES = {
     "cuda": (("CUDA", "CUDA"), "torch.cuda.is_available()"),
-    "cuda-built": (("a CUDA build", "CUDA 版 torch"), "torch.backends.cuda.is_built()"),
-    "rocm-built": (("a ROCm build", "ROCm 版 torch"), "torch.version.hip is not None"),
+    "cuda-built": (("CUDA builds", "CUDA 构建版"), "torch.backends.cuda.is_built()"),
+    "rocm-built": (("ROCm builds", "ROCm 构建版"), "torch.version.hip is not None"),
     "cudnn": (("cuDNN", "cuDNN"), "torch.cuda.is_available() and torch.backends.cudnn.is_available()"),
-    "cudnn-built": (("a build with cuDNN", "含 cuDNN 的 torch"), "torch._C._has_cudnn"),
+    "cudnn-built": (("builds with cuDNN", "含 cuDNN 的构建版"), "torch._C._has_cudnn"),
     "mps": (("MPS", "MPS"), "torch.backends.mps.is_available()"),
-    "mps-built": (("a build with MPS", "含 MPS 的 torch"), "torch.backends.mps.is_built()"),
+    "mps-built": (("builds with MPS", "含 MPS 的构建版"), "torch.backends.mps.is_built()"),
     "mkl": (("MKL", "MKL"), "torch.backends.mkl.is_available()"),
     "mkldnn": (("oneDNN", "oneDNN"), "torch.backends.mkldnn.is_available()"),
     "openmp": (("OpenMP", "OpenMP"), "torch.backends.openmp.is_available()"),

@@ -195,7 +195,7 @@ def test_build_aware_capabilities_and_unless(content, tmp_path):
     else:
         assert status["l-cpu-only"]["status"] == "pass"
     fields = deck_fields(content, tmp_path / "build")
-    assert "without a CUDA build" in fields[note_guid("en", "l-card-cpu")]["Front"]
+    assert "builds without CUDA" in fields[note_guid("en", "l-card-cpu")]["Front"]
 
 
 def test_requires_and_unless_must_not_overlap(content, tmp_path):

@@ -16,12 +16,12 @@ from ..worker import CAPABILITIES
 from .scope import release_words
 
 _LANG_INDEX = {"en": 0, "zh": 1}
-_OTHER_NEEDS = {"torch-range": ("another torch version", "其他 torch 版本")}
+_OTHER_NEEDS = {"torch-range": ("another torch version", "其他 torch 版本"), "rocm": ("ROCm", "ROCm")}
 _NEEDS_WORDS = {
-    "en": ("not verified here (needs {})", "verified against torch {} on {}"),
-    "zh": ("未在此环境验证（需要 {}）", "已于 {1} 对照 torch {0} 验证"),
+    "en": ("not verified here ({})", "verified against torch {} on {}", "needs {}", "about {}", "; "),
+    "zh": ("未在此环境验证（{}）", "已于 {1} 对照 torch {0} 验证", "需要 {}", "针对{}", "；"),
 }
-_WITHOUT_WORDS = {"en": "without {}", "zh": "不含 {}"}
+_WITHOUT_WORDS = {"en": "builds without {}", "zh": "不含 {} 的构建版"}
 _BUILD_CAPABILITIES = ("cuda-built", "rocm-built", "cudnn-built", "mps-built")
 _WHERE_WORDS = {"en": ("verified on torch {}", " (here)", ", "), "zh": ("已验证：torch {}", "（本机）", "、")}
 
@@ -46,7 +46,12 @@ class RenderJob:
         needs = self.verification.unverified_needs(fact_ids)
         if not needs:
             return ""
-        return _NEEDS_WORDS[self.lang][0].format(", ".join(self.capability_name(n) for n in needs))
+        words = _NEEDS_WORDS[self.lang]
+        missing = [self.capability_name(n) for n in needs if not n.startswith("without:")]
+        about = [self.capability_name(n) for n in needs if n.startswith("without:")]
+        reasons = ([words[2].format(", ".join(missing))] if missing else []) + \
+                  ([words[3].format(", ".join(about))] if about else [])
+        return words[0].format(words[4].join(reasons))
 
     def item_mark(self, fact_ids) -> str:
         """What is shown beside an item: the releases and builds it is about, and '⚠ not verified here (...)'
@@ -55,9 +60,10 @@ class RenderJob:
         return " · ".join(part for part in (self.scope(fact_ids), f"⚠ {note}" if note else "") if part)
 
     def capability_name(self, need: str) -> str:
-        """``CUDA`` for ``cuda``, ``without a CUDA build`` for ``without:cuda-built``."""
+        """``CUDA`` for ``cuda``, ``builds without CUDA`` for ``without:cuda-built``."""
         if need.startswith("without:"):
-            return _WITHOUT_WORDS[self.lang].format(self.capability_name(need.removeprefix("without:")))
+            base = need.removeprefix("without:").removesuffix("-built")
+            return _WITHOUT_WORDS[self.lang].format(self.capability_name(base))
         names = CAPABILITIES[need][0] if need in CAPABILITIES else _OTHER_NEEDS.get(need, (need, need))
         return names[_LANG_INDEX[self.lang]]
 
