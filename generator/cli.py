@@ -48,7 +48,8 @@ def common_options(command):
 
 def verify_options(command):
     @click.option("--python", "python", metavar="PATH", help="Check against the torch of another interpreter.")
-    @click.option("--timeout", default=10.0, show_default=True, help="Seconds a single check may run.")
+    @click.option("--timeout", default=10.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+                  help="Seconds a single check may run.")
     @click.option("--no-cache", is_flag=True, help="Run every check afresh.")
     @functools.wraps(command)
     def wrapper(*args, **kwargs):
@@ -63,7 +64,18 @@ def strict_option(command):
                              "what rests on it and build the rest).")(command)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """Exit 130 on Ctrl-C, as shells expect (click would exit 1, the code of a failed fact)."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("\ninterrupted", err=True)
+            ctx.exit(130)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="torchdeck")
 def main():
     """Turn verified knowledge about torch.backends into an Anki deck, slides and quizzes."""
@@ -200,7 +212,7 @@ def finish(what: str, paths, started: float, verification: Verification, quiet: 
 
 
 def guarded(function):
-    """Turn a failed output (BuildError) into exit code 1 with the tool's output."""
+    """Turn a failed output (BuildError, a file that cannot be written) into exit code 1 with a clear message."""
 
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
@@ -208,6 +220,9 @@ def guarded(function):
             return function(*args, **kwargs)
         except BuildError as err:
             raise Failure(str(err)) from None
+        except OSError as err:
+            where = f"{err.filename}: " if err.filename else ""
+            raise Failure(f"cannot write {where}{err.strerror or err}") from None
 
     return wrapper
 

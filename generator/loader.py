@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+import sys
 from pathlib import Path
 from typing import Optional
 
@@ -79,14 +80,30 @@ def _parse_cached(name: str, raw: bytes, problems: list[Problem], cache_dir: Opt
     entry = None
     if cache_dir is not None:
         entry = Path(cache_dir) / "parsed" / (hashlib.sha256(_PARSE_VERSION + raw).hexdigest()[:32] + ".pickle")
-        try:
-            return pickle.loads(entry.read_bytes())
-        except (OSError, pickle.UnpicklingError, EOFError, ValueError):
-            pass
+        cached = _read_cached_parse(entry)
+        if cached is not None:
+            return cached
     parsed = _parse(name, raw, problems)
     if parsed is not None and entry is not None:
         to_cache[entry] = parsed
     return parsed
+
+
+def _read_cached_parse(entry: Path):
+    """A cached ``(data, positions)``, or None where there is none; a corrupt entry is reported and ignored
+    (the file is parsed again and the entry rewritten), never trusted."""
+    try:
+        raw = entry.read_bytes()
+    except OSError:
+        return None
+    try:
+        cached = pickle.loads(raw)
+    except Exception:  # a truncated or foreign pickle raises almost anything
+        cached = None
+    if isinstance(cached, tuple) and len(cached) == 2 and isinstance(cached[0], dict) and isinstance(cached[1], dict):
+        return cached
+    print(f"warning: {entry}: corrupt cache entry ignored; the file is parsed again", file=sys.stderr)
+    return None
 
 
 def _store_parsed(to_cache: dict) -> None:

@@ -12,6 +12,7 @@ import datetime
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -38,10 +39,19 @@ except OSError:
     text = ""
 match = re.search(r"__version__\s*=\s*['\"]([^'\"]+)", text)
 devices = sorted(d for d in os.listdir("/dev") if d.startswith(("nvidia", "kfd"))) if os.path.isdir("/dev") else []
+prefixes = tuple(sys.argv[1].split(","))
+environ = {k: v for k, v in sorted(os.environ.items()) if k.startswith(prefixes)}
 print(json.dumps({"python": "%d.%d.%d" % sys.version_info[:3], "torch": match.group(1) if match else "?",
                   "build": hashlib.sha256((folder + text).encode()).hexdigest()[:16], "devices": devices,
-                  "visible": os.environ.get("CUDA_VISIBLE_DEVICES"), "platform": sys.platform}))
+                  "environ": environ, "platform": sys.platform}))
 """
+
+
+# Environment variables that change what torch answers (threads, devices, allocator, library
+# choices, debug modes): part of the cache key, so a run under other settings never reuses results.
+ENVIRONMENT_PREFIXES = ("OMP_", "KMP_", "MKL_", "GOMP_", "DNNL_", "ONEDNN_", "TORCH", "PYTORCH_", "ATEN_",
+                        "CUDA_", "CUBLAS", "CUBLASLT_", "CUDNN_", "NVIDIA_", "NCCL_", "HIP_", "ROCM_", "MIOPEN_",
+                        "HSA_", "XNNPACK_", "NNPACK_", "OPENBLAS_", "LD_PRELOAD", "LD_LIBRARY_PATH", "TRITON_")
 
 
 class VerifyError(Exception):
@@ -148,7 +158,8 @@ def _verify(course, python, timeout, cache_dir, progress, worker) -> Verificatio
 def probe(interpreter: str) -> dict:
     """The target's fingerprint, read without importing torch."""
     try:
-        done = subprocess.run([interpreter, "-c", _PROBE], capture_output=True, text=True, timeout=60)
+        done = subprocess.run([interpreter, "-c", _PROBE, ",".join(ENVIRONMENT_PREFIXES)], capture_output=True,
+                              text=True, timeout=60, env=_worker_environment())
     except (OSError, subprocess.TimeoutExpired) as err:
         raise VerifyError(f"cannot run {interpreter}: {err}") from None
     if done.returncode != 0:
@@ -182,15 +193,20 @@ class Worker:
 
     def __init__(self, interpreter: str):
         self.interpreter = interpreter
+        # its own process group: cancelling ends the worker and every checker it forked
         self.process = subprocess.Popen(
             [interpreter, str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, env=_worker_environment())
+            text=True, env=_worker_environment(), start_new_session=True)
 
     def cancel(self) -> None:
-        """Stop a worker that turned out not to be needed (every fact cached, or bad content)."""
+        """Stop the worker and its checkers: not needed (every fact cached, bad content), or interrupted."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
         if self.process.poll() is None:
             self.process.kill()
-            self.process.wait()
+        self.process.wait()
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             stream.close()
 
@@ -257,6 +273,13 @@ def start_worker_if_cold(python: Optional[str], cache_dir: Optional[Path]) -> Op
         return None  # no such interpreter: the probe reports it cleanly
 
 
+def _valid_entry(entry) -> bool:
+    """``[status, detail, needs, date]`` as ``_Cache.store`` writes it."""
+    return (isinstance(entry, list) and len(entry) == 4 and entry[0] in STATUSES and isinstance(entry[1], str)
+            and isinstance(entry[2], list) and all(isinstance(n, str) for n in entry[2])
+            and isinstance(entry[3], str))
+
+
 def _today() -> str:
     return datetime.date.today().isoformat()
 
@@ -267,13 +290,30 @@ class _Cache:
     def __init__(self, folder: Path, env: dict):
         name = hashlib.sha256(json.dumps(env, sort_keys=True).encode()).hexdigest()[:20]
         self.path = Path(folder) / f"verify-{name}.json"
-        try:
-            data = json.loads(self.path.read_text())
-        except (OSError, ValueError):
-            data = {}
-        self.hello = data.get("hello")
-        self.entries: dict = data.get("facts", {})
+        self.hello, self.entries = self._read()
         self._keys: dict[str, str] = {}  # fact id -> key: each fact's hash is taken once per run
+
+    def _read(self) -> tuple[Optional[dict], dict]:
+        """``(hello, entries)`` from the file; what is not of the expected shape is reported and dropped,
+        never trusted (a dropped fact is simply checked again)."""
+        try:
+            text = self.path.read_text()
+        except OSError:
+            return None, {}
+        try:
+            data = json.loads(text)
+            hello, facts = data["hello"], data["facts"]
+            if not (isinstance(hello, dict) and isinstance(hello.get("capabilities"), dict)
+                    and isinstance(hello.get("torch"), str) and isinstance(facts, dict)):
+                raise ValueError("not a verify cache")
+        except (ValueError, KeyError, TypeError):
+            print(f"warning: {self.path}: corrupt verify cache ignored; every fact is checked again", file=sys.stderr)
+            return None, {}
+        entries = {key: entry for key, entry in facts.items() if _valid_entry(entry)}
+        if len(entries) != len(facts):
+            print(f"warning: {self.path}: {len(facts) - len(entries)} corrupt cache entries ignored; "
+                  "those facts are checked again", file=sys.stderr)
+        return hello, entries
 
     def key(self, fact: Fact) -> str:
         key = self._keys.get(fact.id)

@@ -381,9 +381,23 @@ class State:
 
 
 # ------------------------------------------------------------------ children
+def die_with_parent():
+    """Have the kernel kill this process when its parent dies (Linux), so that no checker
+    outlives a worker, and no worker outlives torchdeck, whatever killed them."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except Exception:
+        pass
+
+
 def child_main(checks, command_fd, out_fd):
     """Run the checks the parent names, one per line on ``command_fd``; exit when told,
     or once a check leaves state changed that cannot be put back."""
+    die_with_parent()
     state = State()
     before = state.read()
     commands = os.fdopen(command_fd, "r")
@@ -499,6 +513,8 @@ def _read_result(child, checks, emit):
 
 # --------------------------------------------------------------------- main
 def main():
+    if EXPORTED_REQUEST is None:  # started by torchdeck (an exported copy runs on its own)
+        die_with_parent()
     out = os.fdopen(os.dup(1), "w", buffering=1)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)  # checked code that prints must not corrupt the protocol

@@ -103,3 +103,48 @@ def test_atomic_write_keeps_the_previous_file_when_interrupted(tmp_path):
             raise KeyboardInterrupt
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["deck.apkg"]
+
+
+def test_timeout_must_be_positive(content, tmp_path):
+    for value in ("0", "-1"):
+        result = run("verify", "--content", content, "--out", tmp_path / "b", "--timeout", value)
+        assert result.exit_code == 2 and "--timeout" in result.output
+
+
+def test_an_unwritable_out_is_a_clean_error(content, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    result = run("deck", "--content", content, "--out", blocker / "build", "--lang", "en")
+    assert result.exit_code == 1 and "cannot write" in result.output and "Not a directory" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_interrupt_exits_130_and_leaves_no_worker(content, tmp_path):
+    import os
+    import signal
+    import time
+
+    pid_file = tmp_path / "checker.pid"
+    slow = MODULE.replace("check: {default: torch.backends.cudnn.benchmark, equals: false}",
+                          "check: {snippet: \"import os, time; open(%r, 'w').write(str(os.getpid())); "
+                          "time.sleep(60)\"}" % str(pid_file))
+    (content / "cudnn.yaml").write_text(slow)
+    process = subprocess.Popen([sys.executable, "-m", "generator", "verify", "--no-cache", "--content", str(content),
+                                "--out", str(tmp_path / "b"), "--timeout", "120"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not pid_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.2)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in err
+    checker = int(pid_file.read_text())
+    time.sleep(0.5)
+    try:
+        os.kill(checker, 0)
+    except ProcessLookupError:
+        return
+    status = open(f"/proc/{checker}/stat").read().split()[2]
+    assert status == "Z", "the checking process outlived torchdeck"

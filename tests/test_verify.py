@@ -135,6 +135,50 @@ def test_cache_reruns_only_changed_facts(tmp_path, monkeypatch):
     assert ran[-1] == ["expr-pass"] and third.counts()["pass"] == 3
 
 
+def test_cache_is_keyed_by_the_environment_torch_reads(tmp_path, monkeypatch):
+    """A result cached under other thread settings is never shown: OMP_NUM_THREADS changes torch's answers."""
+    cases = {"threads": ({"expr": "torch.get_num_threads() == 1"}, None, {})}
+    content = write_content(tmp_path / "content", cases)
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert verify(load_course(content), cache_dir=cache).results["threads"].status == "pass"
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    assert verify(load_course(content), cache_dir=cache).results["threads"].status == "fail"
+
+
+def test_a_corrupt_verify_cache_is_ignored_and_rebuilt(tmp_path, capsys):
+    cases = {k: CASES[k] for k in ("exists-pass", "default-pass")}
+    course = load_course(write_content(tmp_path / "content", cases))
+    cache = tmp_path / "cache"
+    verify(course, cache_dir=cache)
+    (path,) = cache.glob("verify-*.json")
+    data = json.loads(path.read_text())
+    key = next(iter(data["facts"]))
+    data["facts"][key] = None
+    path.write_text(json.dumps(data))
+    again = verify(course, cache_dir=cache)
+    assert again.counts()["pass"] == 2
+    assert "1 corrupt cache entries ignored" in capsys.readouterr().err
+    path.write_text("[1, 2")
+    assert verify(course, cache_dir=cache).counts()["pass"] == 2
+    assert "corrupt verify cache ignored" in capsys.readouterr().err
+    assert json.loads(path.read_text())["facts"]  # rebuilt
+
+
+def test_a_corrupt_parse_cache_never_drops_a_module(tmp_path, capsys):
+    import pickle
+
+    content = write_content(tmp_path / "content", {k: CASES[k] for k in ("exists-pass", "default-pass")})
+    cache = tmp_path / "cache"
+    load_course(content, cache)
+    (entry,) = (cache / "parsed").glob("*.pickle")
+    entry.write_bytes(pickle.dumps(None))
+    assert len(load_course(content, cache).facts) == 2
+    assert "corrupt cache entry ignored" in capsys.readouterr().err
+    entry.write_bytes(b"\x80\x05garbage")
+    assert len(load_course(content, cache).facts) == 2
+
+
 def test_cli_verify_json_report_and_exit_code(tmp_path):
     content = write_content(tmp_path / "content", {k: CASES[k] for k in ("exists-pass", "default-fail", "needs-cuda")})
     json_path, report = tmp_path / "r.json", tmp_path / "r.md"
