@@ -47,11 +47,11 @@ def lint(course: Course) -> list[Finding]:
                 findings.append(Finding(module.module, field, "missing" if value is None else "no zh translation"))
         for section in ("facts", "cards", "questions", "lessons"):
             for item in getattr(module, section):
-                where = str(course.where(item.id))
+                where = str(course.where(item.id, section))
                 for path in missing_translations(item):
                     findings.append(Finding(where, f"{item.id}.{path}", "no zh translation"))
         for lesson in module.lessons:
-            where = str(course.where(lesson.id))
+            where = str(course.where(lesson.id, "lessons"))
             for field in ("notes", "ask"):
                 if getattr(lesson, field) is None:
                     findings.append(Finding(where, f"{lesson.id}.{field}", "a lesson needs speaker notes and a question for the room"))

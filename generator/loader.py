@@ -33,7 +33,7 @@ def load_course(content_dir: str | Path, cache_dir: Optional[Path] = None) -> Co
     folder = Path(content_dir)
     if not folder.is_dir():
         raise ContentError([Problem(str(folder), 0, 0, "", "no such content folder")])
-    files = sorted(folder.glob("*.yaml"))
+    files = sorted(folder.glob("*.yaml"))  # a directory or dangling link named x.yaml is reported when read
     if not files:
         raise ContentError([Problem(str(folder), 0, 0, "", "no *.yaml module files in this folder")])
     problems: list[Problem] = []
@@ -51,9 +51,22 @@ def load_course(content_dir: str | Path, cache_dir: Optional[Path] = None) -> Co
     return Course(modules, origins)
 
 
+MAX_FILE_BYTES = 8 * 1024 * 1024  # a module file is tens of kilobytes: bound what a load may read
+
+
 def _load_file(path: Path, problems: list[Problem], cache_dir: Optional[Path], to_cache: dict):
     name = str(path)
-    raw = path.read_bytes()
+    try:
+        if path.is_dir():
+            raise IsADirectoryError(21, "a folder, not a module file")
+        with open(path, "rb") as stream:
+            raw = stream.read(MAX_FILE_BYTES + 1)
+    except OSError as err:
+        problems.append(Problem(name, 1, 1, "", f"cannot read: {err.strerror or err}"))
+        return None
+    if len(raw) > MAX_FILE_BYTES:
+        problems.append(Problem(name, 1, 1, "", f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB: not a module file"))
+        return None
     parsed = _parse_cached(name, raw, problems, cache_dir, to_cache)
     if parsed is None:
         return None
@@ -69,7 +82,7 @@ def _load_file(path: Path, problems: list[Problem], cache_dir: Optional[Path], t
     return name, module, positions
 
 
-_PARSE_VERSION = b"torchdeck-parse-1"
+_PARSE_VERSION = b"torchdeck-parse-2"
 
 
 def _parse_cached(name: str, raw: bytes, problems: list[Problem], cache_dir: Optional[Path], to_cache: dict):
@@ -125,24 +138,61 @@ def _parse(name: str, raw: bytes, problems: list[Problem]):
         node = yaml.compose(text, Loader=_Loader)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
-        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        line, col = (mark.line + 1, mark.column + 1) if mark else _position_of(text, getattr(err, "position", None))
         message = " ".join(str(getattr(err, "problem", None) or err).split())
         problems.append(Problem(name, line, col, "", f"invalid YAML: {message}"))
         return None
     positions: Positions = {}
     errors_before = len(problems)
-    data = _to_python(node, (), positions, name, problems) if node is not None else None
+    seen: set = set()
+    data = _to_python(node, (), positions, name, problems, seen) if node is not None else None
+    if _ALIASED in seen:  # located where each alias is used, which the composed nodes do not tell
+        problems.extend(Problem(name, event.start_mark.line + 1, event.start_mark.column + 1, "",
+                                "aliases (*name) are not allowed in content: write the value out")
+                        for event in yaml.parse(text, Loader=_Loader) if isinstance(event, yaml.AliasEvent))
     if len(problems) > errors_before:
         return None
     return data, positions
 
 
-def _to_python(node, path: tuple, positions: Positions, name: str, problems: list[Problem]):
-    """Plain Python data from a YAML node, recording each value's line and column."""
-    positions[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
+def _position_of(text: str, offset) -> tuple[int, int]:
+    """Line and column of a character offset (a reader error, such as a NUL byte, gives only that)."""
+    if not isinstance(offset, int):
+        return 1, 1
+    before = text[:offset]
+    return before.count("\n") + 1, offset - (before.rfind("\n") + 1) + 1
+
+
+# Tags the content's plain YAML resolves to by itself; any other (!foo, !!python/...) is refused.
+_PLAIN_TAGS = {f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null", "map", "seq")}
+
+
+_ALIASED = "alias met"  # marks ``seen`` when a node was met twice
+
+
+def _to_python(node, path: tuple, positions: Positions, name: str, problems: list[Problem], seen: set):
+    """Plain Python data from a YAML node, recording each value's line and column.
+
+    Aliases are refused (YAML composes one node for an anchor and every ``*alias`` of it, so a
+    node met twice is an alias): they would let a small file expand without bound, or into a
+    cycle. Tags are refused too: content is plain data.
+    """
+    line, col = node.start_mark.line + 1, node.start_mark.column + 1
+    if id(node) in seen:
+        seen.add(_ALIASED)
+        return None
+    seen.add(id(node))
+    if node.tag not in _PLAIN_TAGS:
+        problems.append(Problem(name, line, col, _dotted(path), f"YAML tags such as '{node.tag}' are not allowed"))
+        return None
+    positions[path] = (line, col)
     if isinstance(node, yaml.MappingNode):
         result = {}
         for key_node, value_node in node.value:
+            if key_node.tag not in _PLAIN_TAGS:
+                problems.append(Problem(name, key_node.start_mark.line + 1, key_node.start_mark.column + 1,
+                                        _dotted(path), f"YAML tags such as '{key_node.tag}' are not allowed"))
+                continue
             key = _scalar(key_node)
             if not isinstance(key, (str, int, float, bool)) or key is None:
                 problems.append(Problem(name, key_node.start_mark.line + 1, key_node.start_mark.column + 1,
@@ -152,10 +202,10 @@ def _to_python(node, path: tuple, positions: Positions, name: str, problems: lis
                 problems.append(Problem(name, key_node.start_mark.line + 1, key_node.start_mark.column + 1,
                                         _dotted(path + (key,)), "duplicate key"))
                 continue
-            result[key] = _to_python(value_node, path + (key,), positions, name, problems)
+            result[key] = _to_python(value_node, path + (key,), positions, name, problems, seen)
         return result
     if isinstance(node, yaml.SequenceNode):
-        return [_to_python(item, path + (i,), positions, name, problems) for i, item in enumerate(node.value)]
+        return [_to_python(item, path + (i,), positions, name, problems, seen) for i, item in enumerate(node.value)]
     return _scalar(node)
 
 
@@ -206,7 +256,7 @@ def _dotted(path: tuple) -> str:
     return out
 
 
-def _cross_check(loaded, problems: list[Problem]) -> dict[str, Origin]:
+def _cross_check(loaded, problems: list[Problem]) -> dict[tuple[str, str], Origin]:
     """Ids unique per kind across files, every reference resolved; returns each item's origin."""
     origins: dict[str, Origin] = {}
     seen: dict[tuple[str, str], Origin] = {}
@@ -226,7 +276,7 @@ def _cross_check(loaded, problems: list[Problem]) -> dict[str, Origin]:
                                             f"duplicate id '{item.id}' (first defined at {first})"))
                 else:
                     seen[(section, item.id)] = origin
-                    origins.setdefault(item.id, origin)
+                    origins[(section, item.id)] = origin
     fact_ids = {item_id for section, item_id in seen if section == "facts"}
     for name, module, positions in loaded:
         for section in ("cards", "questions", "lessons"):

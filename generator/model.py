@@ -289,7 +289,7 @@ class Course:
     """All loaded modules, in teaching order, with where each item came from."""
 
     modules: tuple[Module, ...]
-    origins: dict[str, Origin] = field(default_factory=dict)
+    origins: dict[tuple[str, str], Origin] = field(default_factory=dict)  # (section, id): ids are unique per section
     loaded: tuple[str, ...] = ()  # short names of every loaded module, kept by select()
 
     @property
@@ -320,8 +320,13 @@ class Course:
     def _fact_index(self) -> dict[str, Fact]:
         return {f.id: f for f in self.facts}
 
-    def where(self, item_id: str) -> Origin:
-        return self.origins.get(item_id, Origin("?", 0))
+    def where(self, item_id: str, section: str) -> Origin:
+        """Where the item of ``section`` (``facts``, ``cards``, ``questions``, ``lessons``) was written."""
+        return self.origins.get((section, item_id), Origin("?", 0))
+
+    def defined_ids(self, section: str) -> set[str]:
+        """Ids of ``section`` the loaded content defines, selected or left out of this course or not."""
+        return {item_id for kind, item_id in self.origins if kind == section}
 
     def without_facts(self, fact_ids) -> tuple["Course", list[tuple[str, str, tuple[str, ...]]]]:
         """The course without every lesson, card and question that cites one of ``fact_ids``,

@@ -184,7 +184,7 @@ def outside_range(fact: Fact, version: str) -> bool:
 
 
 def _result(course: Course, fact: Fact, status: str, detail: str, needs) -> FactResult:
-    origin = course.where(fact.id)
+    origin = course.where(fact.id, "facts")
     return FactResult(fact.id, status, detail, origin.file, origin.line, tuple(needs))
 
 

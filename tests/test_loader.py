@@ -49,7 +49,7 @@ def test_a_file_with_only_module_and_facts_is_valid(tmp_path):
     write(tmp_path, "x.yaml", {"module": "torch.backends.x", "facts": VALID["facts"]})
     course = load_course(tmp_path)
     assert course.facts[0].claim.get("zh") == "cudnn exists"  # falls back to English
-    assert str(course.where("demo-fact")) == f"{tmp_path / 'x.yaml'}:3"
+    assert str(course.where("demo-fact", "facts")) == f"{tmp_path / 'x.yaml'}:3"
 
 
 @pytest.mark.parametrize("text, line, field, message", [
@@ -232,3 +232,65 @@ def test_parse_cache_returns_the_same_course_and_notices_edits(tmp_path):
             load_course(content, cache)
         assert [p.field for p in caught.value.problems] == ["facts[0].sorce"]
     assert set((cache / "parsed").iterdir()) == entries
+
+
+# ------------------------------------------------------------------ hostile content
+_LAUGHS = "module: torch.backends.x\na0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+    f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]\n" for i in range(1, 10))
+_FACT = "module: torch.backends.x\nfacts:\n  - id: a\n    claim: c\n    check: {exists: torch}\n"
+
+
+@pytest.mark.parametrize("text, line, message", [
+    (_LAUGHS, 3, "aliases (*name) are not allowed"),                      # billion laughs
+    ("module: torch.backends.x\nfacts: &a [*a]\n", 2, "aliases (*name) are not allowed"),  # a cycle
+    (_FACT.replace("claim: c", "claim: &c c\n    source: *c"), 5, "aliases (*name) are not allowed"),
+    ("module: !!python/name:os.system torch.backends.x\n", 1, "YAML tags such as 'tag:yaml.org,2002:python/name:"),
+    ("module: torch.backends.x\nfacts: !foo []\n", 2, "YAML tags such as '!foo'"),
+    ("module: torch.backends.x\n!!python/object:os.system k: v\n", 2, "YAML tags such as"),
+    ("module: torch.backends.x\n<<: {facts: []}\n", 2, "YAML tags such as 'tag:yaml.org,2002:merge'"),
+    ("module: torch.backends.x\nsummary: a\x00b\n", 2, "invalid YAML"),    # NUL byte, located on its line
+    ("module: torch.backends.x\nsummary: [unclosed\n", 3, "invalid YAML"),
+    ("- just\n- a list\n", 1, "a module file is a mapping"),
+    ("\ufeffmodule: torch.backends.x\nfacts: 3\n", 2, "facts"),
+])
+def test_hostile_yaml_is_a_located_error(tmp_path, text, line, message):
+    (tmp_path / "x.yaml").write_text(text, encoding="utf-8")
+    problems = problems_for(tmp_path)
+    assert any(message in p.message or message in str(p) for p in problems), [str(p) for p in problems]
+    assert problems[0].file.endswith("x.yaml") and problems[0].line == line, [str(p) for p in problems]
+
+
+def test_the_billion_laughs_load_is_quick(tmp_path):
+    import time
+
+    (tmp_path / "x.yaml").write_text(_LAUGHS * 1)
+    started = time.perf_counter()
+    problems_for(tmp_path)
+    assert time.perf_counter() - started < 5
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda d: (d / "x.yaml").mkdir(), "a folder, not a module file"),
+    (lambda d: (d / "x.yaml").symlink_to(d / "x.yaml"), "cannot read"),            # a symlink loop
+    (lambda d: (d / "x.yaml").symlink_to(d / "nowhere.yaml"), "cannot read"),      # dangling
+    (lambda d: (d / "x.yaml").write_bytes(b"module: torch.backends.x\n" + b"#" * (9 * 1024 * 1024)), "larger than"),
+    (lambda d: (d / "x.yaml").write_bytes(b"module: torch.backends.x\nsummary: \xff\n"), "not UTF-8"),
+])
+def test_unreadable_paths_are_located_errors(tmp_path, make, message):
+    write(tmp_path, "a.yaml", {"module": "torch.backends.a", "facts": VALID["facts"]})
+    make(tmp_path)
+    problems = problems_for(tmp_path)
+    assert [p.file.rsplit("/", 1)[-1] for p in problems] == ["x.yaml"] and message in problems[0].message
+    result = CliRunner().invoke(main, ["lint", "--content", str(tmp_path)])
+    assert result.exit_code == 2 and "Traceback" not in result.output and f"x.yaml:" in result.output
+
+
+def test_an_item_is_located_in_its_own_section(tmp_path):
+    """A card and a fact may share an id: each is reported where it was written."""
+    fact_file = "module: torch.backends.a\nfacts:\n  - id: same\n    claim: c\n    check: {exists: torch}\n"
+    card_file = ("module: torch.backends.b\ncards:\n  - {id: same, kind: basic, front: f, back: b, facts: [same]}\n")
+    (tmp_path / "b.yaml").write_text(card_file)
+    (tmp_path / "a.yaml").write_text(fact_file)
+    course = load_course(tmp_path)
+    assert str(course.where("same", "facts")) == f"{tmp_path / 'a.yaml'}:3"
+    assert str(course.where("same", "cards")) == f"{tmp_path / 'b.yaml'}:3"

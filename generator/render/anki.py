@@ -108,7 +108,7 @@ def _model_hashes() -> dict[str, str]:
 
 def _still_defined(job: RenderJob) -> set[str]:
     """Ids the loaded content defines, selected for this build or not (``Course.origins`` spans all files)."""
-    return set(job.course.origins)
+    return job.course.defined_ids("cards")
 
 
 def _decks(job: RenderJob) -> list[dict]:

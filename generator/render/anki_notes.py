@@ -183,7 +183,7 @@ class _NoteBuilder:
         try:
             return cloze(self.job.t(card.text))
         except ValueError as err:
-            raise BuildError(f"{self.course.where(card.id)}: card {card.id} ({self.job.lang}): {err}") from None
+            raise BuildError(f"{self.course.where(card.id, 'cards')}: card {card.id} ({self.job.lang}): {err}") from None
 
     def mcq(self, card) -> tuple[str, str]:
         """The Options field (front) and the Answers field (back) of an MCQ card."""
