@@ -27,6 +27,13 @@ def wall(command: list[str]) -> float:
     return statistics.median(times)
 
 
+class _PlainDumper(yaml.SafeDumper):
+    """Writes shared values out again: content refuses YAML aliases."""
+
+    def ignore_aliases(self, data):
+        return True
+
+
 def synthetic_content(folder: Path, count: int) -> Path:
     """``count`` facts spread over every check kind, a tenth of them mutating backend state."""
     kinds = [
@@ -48,7 +55,8 @@ def synthetic_content(folder: Path, count: int) -> Path:
             check["expr"] = f"{check['expr']} and {index} >= 0"
         facts.append({"id": f"synthetic-{index}", "claim": f"claim {index}", "check": check})
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "synthetic.yaml").write_text(yaml.safe_dump({"module": "torch.backends.synthetic", "facts": facts}))
+    (folder / "synthetic.yaml").write_text(yaml.dump({"module": "torch.backends.synthetic", "facts": facts},
+                                                     Dumper=_PlainDumper))
     return folder
 
 

@@ -137,7 +137,7 @@ def with_ledger(verification: Verification, course: Course, content_dir) -> Veri
         runs = ledger.load(content_dir, course)
     except BuildError as err:
         raise Failure(str(err)) from None
-    here = ledger.run_from_verification(verification, course).label
+    here = ledger.label(verification.torch, verification.build)
     return dataclasses.replace(verification, elsewhere=tuple(r for r in runs if r.label != here))
 
 

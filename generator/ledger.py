@@ -27,6 +27,12 @@ FOLDER = "ledger"
 VERSION = 1
 
 
+def label(torch: str, build: dict) -> str:
+    """``2.15.0+cu132``, or ``2.11.0+cu130 on NVIDIA H100 80GB HBM3`` where a GPU was used: how a run is named."""
+    device = build.get("device")
+    return f"{torch} on {device}" if device else torch
+
+
 @dataclass(frozen=True)
 class Entry:
     hash: str
@@ -51,8 +57,7 @@ class Run:
 
     @property
     def label(self) -> str:
-        """``2.15.0+cu132``, or ``2.11.0+cu130 on NVIDIA H100 80GB HBM3`` where a GPU was used."""
-        return f"{self.torch} on {self.device}" if self.device else self.torch
+        return label(self.torch, self.build)
 
     @property
     def file_name(self) -> str:

@@ -199,13 +199,21 @@ class Worker:
             text=True, env=_worker_environment(), start_new_session=True)
 
     def cancel(self) -> None:
-        """Stop the worker and its checkers: not needed (every fact cached, bad content), or interrupted."""
+        """Stop the worker and its checkers: not needed (every fact cached, bad content), or interrupted.
+
+        SIGTERM first: the worker then ends each check's process group (what a check started
+        included); whatever is left of the worker's own group is killed after a second.
+        """
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                pass
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-        if self.process.poll() is None:
-            self.process.kill()
         self.process.wait()
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             stream.close()

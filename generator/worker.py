@@ -121,9 +121,24 @@ def _run_code(code):
 
 # ------------------------------------------------------------------- checks
 def run_check(check):
-    """(status, detail) for one check; exceptions of the checked code are results, not crashes."""
+    """(status, detail) for one check; exceptions of the checked code are results, not crashes.
+
+    A check that cannot be compiled, or that runs out of memory, says nothing about its claim:
+    ``error``, never ``fail``.
+    """
     kind = next(k for k in KIND_ORDER if k in check)
-    target = check[kind]
+    if kind in ("expr", "snippet", "raises"):
+        try:
+            compile(check[kind], "<check>", "eval" if kind == "expr" else "exec")
+        except (SyntaxError, ValueError) as err:
+            return "error", "the check's code does not compile: %s" % err
+    try:
+        return _run_check(kind, check[kind], check)
+    except MemoryError:
+        return "error", "the check ran out of memory (limit %d MiB)" % (MEMORY_LIMIT >> 20)
+
+
+def _run_check(kind, target, check):
     if kind == "exists":
         try:
             resolve(target)
@@ -166,6 +181,8 @@ def run_check(check):
 
         try:
             value = eval(compile(target, "<check>", "eval"), {"torch": torch})
+        except MemoryError:
+            raise
         except Exception as err:
             return "fail", "the expression raised %s: %s" % (type(err).__name__, err)
         if value:
@@ -174,11 +191,15 @@ def run_check(check):
     if kind == "snippet":
         try:
             _run_code(target)
+        except MemoryError:
+            raise
         except Exception as err:
             return "fail", "the snippet raised %s: %s" % (type(err).__name__, err)
         return "pass", ""
     try:
         _run_code(target)
+    except MemoryError:
+        raise
     except Exception as err:
         if _exception_matches(err, check["error"]):
             return "pass", ""
@@ -295,6 +316,9 @@ def _global_state():
         ("inductor_deterministic", _inductor_deterministic, _set_inductor_deterministic),
         ("matmul_precision", torch.get_float32_matmul_precision, None),
         ("default_dtype", torch.get_default_dtype, torch.set_default_dtype),
+        ("default_device", lambda: str(torch.get_default_device()), None),
+        ("rng", lambda: torch.random.get_rng_state().tolist(), lambda old: torch.random.set_rng_state(
+            torch.tensor(old, dtype=torch.uint8))),
         ("grad", torch.is_grad_enabled, torch.set_grad_enabled),
         ("linalg", cuda.preferred_linalg_library, cuda.preferred_linalg_library),
         ("blas", cuda.preferred_blas_library, cuda.preferred_blas_library),
@@ -339,12 +363,38 @@ def _flag_state():
 _PRECISION = re.compile(r"fp32_precision|allow_tf32")
 
 
+def _namespace_state():
+    """The namespaces a check is most likely to patch (``torch.zeros = ...``, a backend's
+    ``is_available``): which object each name is bound to. A change cannot be undone
+    faithfully (the patched object may have been changed too), so it ends the child."""
+    import torch
+
+    spaces = [torch, torch.Tensor, torch.nn, torch.nn.functional, torch.cuda, torch.random]
+    for name in sorted(sys.modules):
+        if name.startswith("torch.backends") and sys.modules[name] is not None:
+            spaces.append(sys.modules[name])
+
+    known = [tuple(vars(space)) for space in spaces]
+
+    def identities():
+        """What each known name is bound to, and new names other than submodules (an import adds those)."""
+        seen = []
+        for space, names in zip(spaces, known):
+            values = vars(space)
+            added = () if len(values) == len(names) else \
+                tuple(sorted(k for k in values.keys() - set(names) if not isinstance(values[k], type(sys))))
+            seen.append((tuple(map(id, map(values.get, names))), added))
+        return seen
+
+    return [("namespaces", identities, None)]
+
+
 class State:
     """The global state a check could change: read cheaply before and after each check, restored if changed."""
 
     def __init__(self):
         self.entries = []
-        for entry in _global_state() + _flag_state():
+        for entry in _global_state() + _flag_state() + _namespace_state():
             try:
                 entry[1]()
             except Exception:
@@ -394,20 +444,49 @@ def die_with_parent():
         pass
 
 
-def child_main(checks, command_fd, out_fd):
+# Limits on one checking process: memory beyond what it starts with, output it may write,
+# and CPU seconds per check (wall seconds times cores, so threads are not cut short).
+MEMORY_LIMIT = 4 << 30
+OUTPUT_LIMIT = 64 << 20
+
+
+def child_main(checks, command_fd, out_fd, output_fd, timeout):
     """Run the checks the parent names, one per line on ``command_fd``; exit when told,
-    or once a check leaves state changed that cannot be put back."""
+    or once a check leaves behind state it cannot put back, or a process of its own.
+
+    The child is the leader of its own process group (a timeout ends the group, whatever the
+    check started), writes its output to a file rather than a pipe (no size can block it), and
+    runs under limits on memory, output and CPU time.
+    """
     die_with_parent()
+    me = os.getpid()
+    forked = []
+    os.register_at_fork(after_in_parent=lambda: forked.append(True))
+    for fd in (1, 2):
+        os.dup2(output_fd, fd)
+    os.close(output_fd)
+    _limit_resources()
     state = State()
     before = state.read()
     commands = os.fdopen(command_fd, "r")
     for line in commands:
         item = checks[int(line)]
+        _limit_cpu(timeout)
         try:
             status, detail = run_check(item["check"])
         except BaseException as err:  # SystemExit, KeyboardInterrupt from checked code
             status, detail = "error", "the check escaped: %s: %s" % (type(err).__name__, err)
-        dirty = not state.restore(before)
+        if os.getpid() != me:  # the copy a forking check made returns here too: it must not report
+            os._exit(0)
+        leftover = _leftover_process()
+        flooded = _output_size() >= OUTPUT_LIMIT  # Python ignores SIGXFSZ: its writes fail instead
+        if flooded:
+            status, detail = "error", "the check wrote more than %d MiB of output" % (OUTPUT_LIMIT >> 20)
+        elif forked:
+            status, detail = "error", "the check forked its interpreter; checks must not start processes"
+        elif leftover:
+            status, detail = "error", "the check left a process running (pid %d); it was ended" % leftover
+        dirty = bool(forked or leftover or flooded) or not state.restore(before)
         result = json.dumps({"index": item["index"], "status": status, "detail": detail, "dirty": dirty})
         os.write(out_fd, (result + "\n").encode())
         if dirty:
@@ -415,29 +494,111 @@ def child_main(checks, command_fd, out_fd):
     os._exit(0)
 
 
-def _death_reason(status):
+def _output_size():
+    try:
+        return os.fstat(1).st_size
+    except OSError:
+        return 0
+
+
+def _leftover_process():
+    """The pid of a process the check started that is still running, else 0 (finished ones are reaped)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return 0
+        if pid == 0:  # children remain, none has exited
+            try:
+                return int(open("/proc/self/task/%d/children" % os.getpid()).read().split()[0])
+            except (OSError, IndexError, ValueError):
+                return -1
+
+
+def _limit_resources():
+    try:
+        import resource
+    except ImportError:
+        return
+    for limit, extra in ((getattr(resource, "RLIMIT_DATA", None), MEMORY_LIMIT + _data_in_use()),
+                         (getattr(resource, "RLIMIT_FSIZE", None), OUTPUT_LIMIT)):
+        if limit is None:
+            continue
+        try:
+            hard = resource.getrlimit(limit)[1]
+            resource.setrlimit(limit, (extra if hard == resource.RLIM_INFINITY else min(extra, hard), hard))
+        except (ValueError, OSError):
+            pass
+
+
+def _data_in_use():
+    """Bytes of private writable memory this process already has (Linux ``VmData``); 0 elsewhere."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmData:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def _limit_cpu(timeout):
+    """Let the next check use at most ``timeout`` seconds of CPU per core, then SIGXCPU ends the child."""
+    try:
+        import resource
+    except ImportError:
+        return
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    allowed = int(used.ru_utime + used.ru_stime + timeout * (os.cpu_count() or 1)) + 2
+    try:
+        hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+        resource.setrlimit(resource.RLIMIT_CPU, (allowed if hard == resource.RLIM_INFINITY else min(allowed, hard),
+                                                  hard))
+    except (ValueError, OSError):
+        pass
+
+
+def _death_reason(status, output=""):
+    tail = (": " + " ".join(output.split())[-300:]) if output.strip() else ""
     if os.WIFSIGNALED(status):
         number = os.WTERMSIG(status)
+        if number == getattr(signal, "SIGXCPU", None):
+            return "the check used more CPU time than its timeout allows (SIGXCPU)"
+        if number == getattr(signal, "SIGXFSZ", None):
+            return "the check wrote more than %d MiB of output (SIGXFSZ)" % (OUTPUT_LIMIT >> 20)
         try:
             name = signal.Signals(number).name
         except ValueError:
             name = "signal %d" % number
-        return "the check killed its interpreter (%s)" % name
-    return "the check ended its interpreter (exit code %d)" % os.WEXITSTATUS(status)
+        return "the check killed its interpreter (%s)%s" % (name, tail)
+    return "the check ended its interpreter (exit code %d)%s" % (os.WEXITSTATUS(status), tail)
+
+
+_LIVE_GROUPS = set()  # process groups of running children, ended on SIGTERM and at exit
 
 
 class Child:
     """A forked interpreter that runs one check at a time for the supervisor."""
 
-    def __init__(self, checks, siblings):
+    def __init__(self, checks, siblings, timeout):
+        import tempfile
+
         command_read, self.command_fd = os.pipe()
         self.result_fd, result_write = os.pipe()
+        self.output = tempfile.TemporaryFile()  # the checks' stdout and stderr: read back when a child dies
         self.pid = os.fork()
         if self.pid == 0:
+            os.setpgid(0, 0)
             # a sibling's pipe ends held open here would keep it from ever seeing EOF
             for fd in [self.command_fd, self.result_fd] + [f for c in siblings for f in (c.command_fd, c.result_fd)]:
                 os.close(fd)
-            child_main(checks, command_read, result_write)
+            child_main(checks, command_read, result_write, os.dup(self.output.fileno()), timeout)
+        try:
+            os.setpgid(self.pid, self.pid)  # also here: the group must exist before a timeout may end it
+        except OSError:
+            pass
+        _LIVE_GROUPS.add(self.pid)
         os.close(command_read)
         os.close(result_write)
         self.position = None  # the check it is running
@@ -450,12 +611,37 @@ class Child:
         os.write(self.command_fd, b"%d\n" % position)
 
     def close(self, kill=False):
+        """End the child, and whatever its checks started in its process group; its exit status."""
         if kill:
-            os.kill(self.pid, signal.SIGKILL)
+            _end_group(self.pid)
         os.close(self.command_fd)  # an idle child reads EOF and exits
         _, status = os.waitpid(self.pid, 0)
+        _end_group(self.pid)
+        _LIVE_GROUPS.discard(self.pid)
         os.close(self.result_fd)
+        self.output.close()
         return status
+
+    def output_tail(self):
+        try:
+            self.output.seek(max(self.output.seek(0, 2) - 2000, 0))
+            return self.output.read().decode("utf-8", "replace")
+        except (OSError, ValueError):
+            return ""
+
+
+def _end_group(pgid):
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _end_all_groups(*_):
+    """SIGTERM from torchdeck (interrupted or cancelled): end every check's process group, then exit."""
+    for pgid in list(_LIVE_GROUPS):
+        _end_group(pgid)
+    os._exit(143)
 
 
 def supervise(checks, timeout, emit, slots=1):
@@ -469,7 +655,7 @@ def supervise(checks, timeout, emit, slots=1):
     children = []
     while queue or any(c.position is not None for c in children):
         while queue and len(children) < slots:
-            children.append(Child(checks, children))
+            children.append(Child(checks, children, timeout))
         for child in children:
             if child.position is None and queue:
                 child.start(queue.pop(), timeout)
@@ -495,8 +681,9 @@ def _read_result(child, checks, emit):
     """Handle what ``child`` wrote; True when the child is gone (died, or exited dirty)."""
     chunk = os.read(child.result_fd, 65536)
     if not chunk:
+        tail = child.output_tail()
         status = child.close()
-        emit(checks[child.position]["index"], "error", _death_reason(status))
+        emit(checks[child.position]["index"], "error", _death_reason(status, tail))
         return True
     child.buffer += chunk
     if not child.buffer.endswith(b"\n"):
@@ -515,6 +702,7 @@ def _read_result(child, checks, emit):
 def main():
     if EXPORTED_REQUEST is None:  # started by torchdeck (an exported copy runs on its own)
         die_with_parent()
+    signal.signal(signal.SIGTERM, _end_all_groups)
     out = os.fdopen(os.dup(1), "w", buffering=1)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)  # checked code that prints must not corrupt the protocol

@@ -289,3 +289,81 @@ def test_coverage_of_the_real_torch_finds_nested_namespaces():
             "torch.backends.fp32_precision", "torch.backends.flags", "torch.backends.disable_global_flags",
             "torch.backends.xeon.run_cpu", "torch.backends.xnnpack.enabled"} <= names
     assert not {n for n in names if n.endswith((".torch", ".Optional", ".contextlib", ".sys"))}
+
+
+# ------------------------------------------------------------------ hostile checks
+LEAKS = {
+    "leak-zeros": "torch.zeros = lambda *a, **k: None",
+    "leak-device": "torch.set_default_device('meta')",
+    "leak-patch": "torch.backends.cudnn.is_available = lambda: True",
+    "leak-tensor": "torch.Tensor.sum = lambda self: 42",
+    "leak-seed": "torch.manual_seed(12345)",
+    "leak-new-name": "torch.backends.cudnn.brand_new = 1",
+}
+PROBES = {
+    "probe-zeros": "torch.zeros(2).sum().item() == 0",
+    "probe-device": "torch.ones(2).device.type == 'cpu'",
+    "probe-patch": "torch.backends.cudnn.is_available.__module__ == 'torch.backends.cudnn'",
+    "probe-tensor": "torch.ones(3).sum().item() == 3",
+    "probe-seed": "torch.initial_seed() != 12345",
+    "probe-new-name": "not hasattr(torch.backends.cudnn, 'brand_new')",
+}
+
+
+def test_leaking_checks_never_reach_a_later_check(tmp_path):
+    cases = {}
+    for round_ in range(4):  # every leak before every probe, on whichever child picks them up
+        for name, code in LEAKS.items():
+            cases[f"{name}-{round_}"] = ({"snippet": code}, "pass", {})
+        for name, code in PROBES.items():
+            cases[f"{name}-{round_}"] = ({"expr": code}, "pass", {})
+    course = load_course(write_content(tmp_path / "content", cases))
+    results = verify(course, timeout=10, cache_dir=None).results
+    wrong = {k: (r.status, r.detail) for k, r in results.items() if r.status != "pass"}
+    assert not wrong
+
+
+HOSTILE = {
+    # id: (check, status, words in the detail)
+    "background-process": ({"snippet": "import subprocess\nsubprocess.Popen(['sleep', '100.4321'])"},
+                           "error", "left a process running"),
+    "kills-its-group": ({"snippet": "import os, signal\nos.killpg(0, signal.SIGKILL)"}, "error", "SIGKILL"),
+    "forks": ({"snippet": "import os\nos.fork()"}, "error", "forked"),
+    "loud-stderr": ({"snippet": "import sys\nsys.stderr.write('x' * 2_000_000)\nsys.stdout.write('y' * 2_000_000)"},
+                    "pass", ""),
+    "huge-output": ({"snippet": "import os\nblock = b'z' * (1 << 20)\nfor _ in range(100):\n    os.write(2, block)"},
+                    "error", "MiB of output"),
+    "out-of-memory": ({"snippet": "block = bytearray(16 << 30)"}, "error", "ran out of memory"),
+    "syntax-error": ({"expr": "torch.backends.cudnn.enabled ==="}, "error", "does not compile"),
+    "closes-its-pipes": ({"snippet": "import os\nfor fd in range(3, 64):\n    try:\n        os.close(fd)\n"
+                                     "    except OSError:\n        pass"}, "error", "interpreter"),
+    "ignores-sigterm-and-hangs": ({"snippet": "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+                                              "time.sleep(60)"}, "error", "timed out"),
+    "raises-base-exception": ({"snippet": "raise KeyboardInterrupt"}, "error", "escaped"),
+    "after-all": ({"expr": "torch.ones(2).sum().item() == 2"}, "pass", ""),
+}
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory):
+    import time
+
+    cases = {fact_id: (check, status, {}) for fact_id, (check, status, _) in HOSTILE.items()}
+    course = load_course(write_content(tmp_path_factory.mktemp("hostile"), cases))
+    started = time.monotonic()
+    verification = verify(course, timeout=3, cache_dir=None)
+    return verification.results, time.monotonic() - started
+
+
+@pytest.mark.parametrize("fact_id", list(HOSTILE))
+def test_hostile_checks_become_clear_errors(hostile, fact_id):
+    result = hostile[0][fact_id]
+    _, status, words = HOSTILE[fact_id]
+    assert result.status == status and words in result.detail, result
+
+
+def test_hostile_checks_end_within_their_timeouts_and_leave_nothing_behind(hostile):
+    import subprocess
+
+    assert hostile[1] < 30
+    assert not subprocess.run(["pgrep", "-f", "sleep 100.4321"], capture_output=True, text=True).stdout

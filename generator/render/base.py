@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from .. import ledger
 from ..model import Course
 from ..text import Text
 from ..verify import Verification
@@ -95,8 +96,7 @@ class RenderJob:
 
     @cached_property
     def _here_label(self) -> str:
-        device = self.verification.build.get("device")
-        return f"{self.verification.torch} on {device}" if device else self.verification.torch
+        return ledger.label(self.verification.torch, self.verification.build)
 
     def unverified_tags(self, fact_ids) -> list[str]:
         return [f"unverified::needs-{n}" for n in self.verification.unverified_needs(fact_ids)]
