@@ -364,29 +364,75 @@ _PRECISION = re.compile(r"fp32_precision|allow_tf32")
 
 
 def _namespace_state():
-    """The namespaces a check is most likely to patch (``torch.zeros = ...``, a backend's
-    ``is_available``): which object each name is bound to. A change cannot be undone
-    faithfully (the patched object may have been changed too), so it ends the child."""
+    """Whether torch's namespaces were patched (``torch.zeros = ...``, a backend's ``is_available``,
+    a method of ``torch.Tensor``). A patch cannot be undone faithfully (the patched object may have
+    been changed too), so it ends the child.
+
+    Module dicts are watched through CPython's dict version tag, which changes with every write and
+    is read without touching the values (reading every value would copy the pages they live on into
+    each forked child). Only a dict whose tag moved is compared with its baseline, taken in the
+    parent before forking: a rebound or deleted name is a patch, a submodule an import bound is not.
+    Where the tag cannot be read, every dict is compared each time.
+    """
     import torch
 
-    spaces = [torch, torch.Tensor, torch.nn, torch.nn.functional, torch.cuda, torch.random]
-    for name in sorted(sys.modules):
-        if name.startswith("torch.backends") and sys.modules[name] is not None:
-            spaces.append(sys.modules[name])
+    baseline = _namespace_baseline()
+    tensor = vars(torch.Tensor)
+    names = tuple(tensor)
+    return [("namespaces", lambda: [_unchanged(*entry) for entry in baseline], None),
+            ("tensor_methods", lambda: (len(tensor), tuple(map(id, map(tensor.get, names)))), None)]
 
-    known = [tuple(vars(space)) for space in spaces]
 
-    def identities():
-        """What each known name is bound to, and new names other than submodules (an import adds those)."""
-        seen = []
-        for space, names in zip(spaces, known):
-            values = vars(space)
-            added = () if len(values) == len(names) else \
-                tuple(sorted(k for k in values.keys() - set(names) if not isinstance(values[k], type(sys))))
-            seen.append((tuple(map(id, map(values.get, names))), added))
-        return seen
+_BASELINE = []
 
-    return [("namespaces", identities, None)]
+
+def _namespace_baseline():
+    """``(dict, version reader, version, {name: id})`` for each watched module, once per process tree."""
+    if _BASELINE:
+        return _BASELINE
+    import torch
+
+    modules = [torch, torch._C, torch.nn, torch.nn.functional, torch.cuda, torch.random]
+    modules += [sys.modules[n] for n in sorted(sys.modules) if n.startswith("torch.backends")
+                and isinstance(sys.modules[n], type(sys))]
+    version = _dict_version_reader()
+    for module in modules:
+        space = vars(module)
+        _BASELINE.append((space, version, version(space) if version else None,
+                          dict(zip(space, map(id, space.values())))))
+    return _BASELINE
+
+
+def _unchanged(space, version, base_version, base_ids):
+    if version is not None and version(space) == base_version:
+        return True
+    if any(id(space.get(name, _MISSING)) != ident for name, ident in base_ids.items()):
+        return False
+    return all(isinstance(space[name], type(sys)) for name in space.keys() - base_ids.keys())
+
+
+def _dict_version_reader():
+    """A function giving a dict's version tag (PEP 509), or None where this interpreter has none to read."""
+    import platform
+
+    if platform.python_implementation() != "CPython" or not (3, 8) <= sys.version_info[:2] <= (3, 13):
+        return None
+    import ctypes
+
+    offset = 2 * ctypes.sizeof(ctypes.c_void_p) + ctypes.sizeof(ctypes.c_ssize_t)  # after the header and ma_used
+
+    def version(space):
+        return ctypes.c_uint64.from_address(id(space) + offset).value
+
+    probe = {"a": 1}
+    seen = [version(probe)]
+    probe["a"] = 2
+    seen.append(version(probe))
+    probe["b"] = 3
+    seen.append(version(probe))
+    del probe["b"]
+    seen.append(version(probe))
+    return version if len(set(seen)) == 4 and version(probe) == seen[-1] else None
 
 
 class State:
@@ -712,6 +758,7 @@ def main():
     import torch  # before reading the request: the caller may start us early and send it later
 
     calibration.join()  # no thread may be running when the children are forked
+    _namespace_baseline()  # taken once here: every child compares against it
     gc.freeze()  # forked children then leave torch's objects' pages shared
 
     request = EXPORTED_REQUEST if EXPORTED_REQUEST is not None else json.load(sys.stdin)
