@@ -13,6 +13,8 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
+from .fonts import bundled_font
+
 from .diagram_names import DIAGRAM_NAMES
 from .model import Course
 
@@ -27,20 +29,10 @@ GROUPS = {
     "apple": ("Apple GPU", ("mps",)),
     "other": ("Cross-cutting", ("opt_einsum", "quantized", "python_native")),
 }
-_FONT_FILES = {
-    False: ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "DejaVuSans.ttf"),
-    True: ("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf", "DejaVuSans-Bold.ttf"),
-}
-
-
 @lru_cache(maxsize=None)
 def _font(size: int, bold: bool = False):
-    for candidate in _FONT_FILES[bold]:
-        try:
-            return ImageFont.truetype(candidate, size)
-        except OSError:
-            continue
-    return ImageFont.load_default(size)
+    """DejaVu Sans as shipped inside the package: a diagram's pixels never depend on the machine's fonts."""
+    return ImageFont.truetype(str(bundled_font("DejaVu Sans", bold)), size)
 
 
 def diagram_png(name: str, course: Course) -> bytes:

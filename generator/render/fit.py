@@ -27,6 +27,8 @@ from typing import Sequence
 
 from PIL import ImageFont
 
+from ..fonts import bundled_font
+
 from ..errors import BuildError
 
 MISSING_EM = 1.25
@@ -71,14 +73,22 @@ def _is_zero_width(char: str) -> bool:
 
 @lru_cache(maxsize=None)
 def font_file(family: str, bold: bool) -> tuple[str, int]:
-    """The file (and face index in a collection) fontconfig gives for ``family``."""
+    """The file (and face index in a collection) of ``family``: the package's own copy where it ships
+    one (DejaVu), so that slides are measured alike on every machine; else what fontconfig gives."""
+    shipped = bundled_font(family, bold)
+    if shipped is not None:
+        return str(shipped), 0
     pattern = f"{family}:bold" if bold else family
     try:
-        done = subprocess.run(["fc-match", "-f", "%{file}|%{index}", pattern],
+        done = subprocess.run(["fc-match", "-f", "%{file}|%{index}|%{family}", pattern],
                               capture_output=True, text=True, timeout=30, check=True)
     except (OSError, subprocess.SubprocessError) as err:
         raise BuildError(f"cannot find the font file of '{family}' (fc-match: {err})") from None
-    path, _, index = done.stdout.partition("|")
+    path, index, found = (done.stdout.split("|", 2) + ["", ""])[:3]
+    if family.lower() not in [name.strip().lower() for name in found.split(",")]:
+        hint = " (install fonts-noto-cjk)" if "CJK" in family else ""
+        raise BuildError(f"the font '{family}' is not installed{hint}: fontconfig offers '{found or 'nothing'}' "
+                         "instead, and text measured with another font would not fit as drawn")
     return path, int(index or 0)
 
 
