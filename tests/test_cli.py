@@ -148,3 +148,21 @@ def test_interrupt_exits_130_and_leaves_no_worker(content, tmp_path):
         return
     status = open(f"/proc/{checker}/stat").read().split()[2]
     assert status == "Z", "the checking process outlived torchdeck"
+
+
+def test_a_module_selection_verifies_and_renders_facts_cited_from_other_modules(content, tmp_path):
+    other = textwrap.dedent("""\
+        module: torch.backends.mkldnn
+        title: {en: oneDNN, zh: oneDNN}
+        cards:
+          - {id: o-card, kind: basic, front: {en: cuDNN benchmark?, zh: cuDNN benchmark？}, back: "False",
+             facts: [t-benchmark]}
+    """)
+    (content / "mkldnn.yaml").write_text(other)
+    out = tmp_path / "build"
+    result = run("deck", "--content", content, "--out", out, "--module", "mkldnn", "--lang", "en", "--strict")
+    assert result.exit_code == 0, result.output
+    assert "facts 1 pass" in result.output  # the cited cudnn fact was checked
+    assert (out / "torch-backends.mkldnn.en.apkg").exists()
+    result = run("slides", "--content", content, "--out", out, "--module", "mkldnn", "--lang", "en")
+    assert result.exit_code == 0, result.output
