@@ -38,6 +38,7 @@ class Entry:
     hash: str
     status: str
     detail: str = ""
+    needs: tuple[str, ...] = ()  # why it was skipped: ("cuda",), ("torch-range",), ("without:cuda-built",)
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,13 @@ class Run:
         entry = self.facts.get(fact_id)
         return entry is not None and entry.status == "pass"
 
+    def verifies(self, fact_ids) -> bool:
+        """Whether this run verified an item resting on ``fact_ids`` (``verify.verified_in``)."""
+        from .verify import verified_in
+
+        entries = [self.facts.get(f) for f in fact_ids]
+        return verified_in((e.status, e.needs) if e else ("missing", ()) for e in entries)
+
     def counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
         for entry in self.facts.values():
@@ -84,9 +92,10 @@ class Run:
 
 def run_from_verification(verification: Verification, course: Course) -> Run:
     """The run ``verification`` made, as a ledger records it."""
-    facts = {fact.id: Entry(fact.check_key(), verification.results[fact.id].status,
-                            verification.results[fact.id].detail)
-             for fact in course.facts if fact.id in verification.results}
+    results = verification.results
+    facts = {fact.id: Entry(fact.check_key(), results[fact.id].status, results[fact.id].detail,
+                            tuple(results[fact.id].needs))
+             for fact in course.facts if fact.id in results}
     return Run(verification.torch, verification.python, verification.date, dict(verification.build),
                dict(verification.capabilities), facts)
 
@@ -112,7 +121,8 @@ def read_run(path: Path) -> Run:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
         if data.get("version") != VERSION:
             raise ValueError(f"unknown version {data.get('version')!r} (expected {VERSION})")
-        facts = {str(k): Entry(str(v["hash"]), str(v["status"]), str(v.get("detail", "")))
+        facts = {str(k): Entry(str(v["hash"]), str(v["status"]), str(v.get("detail", "")),
+                               tuple(str(n) for n in v.get("needs", ())))
                  for k, v in data["facts"].items()}
         return Run(str(data["torch"]), str(data["python"]), str(data["date"]), dict(data.get("build") or {}),
                    dict(data.get("capabilities") or {}), facts)
@@ -128,7 +138,8 @@ def write_run(content_dir, run: Run) -> Path:
     lines = ["{"] + [f"  {encode_basestring(k)}: {json.dumps(v, sort_keys=True)}," for k, v in head.items()]
     lines.append('  "facts": {')
     entries = [f"    {encode_basestring(fact_id)}: "
-               + json.dumps({"hash": e.hash, "status": e.status, "detail": e.detail}, ensure_ascii=False) + ","
+               + json.dumps({"hash": e.hash, "status": e.status, "detail": e.detail,
+                             **({"needs": list(e.needs)} if e.needs else {})}, ensure_ascii=False) + ","
                for fact_id, e in sorted(run.facts.items())]
     if entries:
         entries[-1] = entries[-1].removesuffix(",")
@@ -165,7 +176,7 @@ class Imported:
 
 def import_results(lines: Iterable[str], course: Course, date: str, where: str = "results") -> Imported:
     """A run from the JSON lines an exported check file printed."""
-    from .verify import outside_range
+    from .verify import TORCH_RANGE, outside_range, skip_needs
 
     hello = None
     facts: dict[str, Entry] = {}
@@ -191,9 +202,12 @@ def import_results(lines: Iterable[str], course: Course, date: str, where: str =
             stale += 1
             continue
         status, detail = str(message["status"]), str(message.get("detail", ""))
+        needs: tuple[str, ...] = ()
         if hello is not None and outside_range(fact, hello["torch"]):
-            status, detail = "skip", f"torch {hello['torch']} is outside {fact.torch}"
-        facts[fact.id] = Entry(fact.check_key(), status, detail)
+            status, detail, needs = "skip", f"torch {hello['torch']} is outside {fact.torch}", (TORCH_RANGE,)
+        elif status == "skip" and hello is not None:
+            needs = tuple(skip_needs(fact, hello.get("capabilities") or {}))
+        facts[fact.id] = Entry(fact.check_key(), status, detail, needs)
     if hello is None:
         raise BuildError(f"{where}: no 'hello' line: the check file did not start (see its error output)")
     return Imported(Run(str(hello["torch"]), str(hello["python"]), date, dict(hello.get("build") or {}),

@@ -58,6 +58,21 @@ class VerifyError(Exception):
     """The checks could not run at all (no torch in that interpreter, a broken worker)."""
 
 
+TORCH_RANGE = "torch-range"  # the need of a fact skipped because this torch is outside its range
+
+
+def not_applicable(needs) -> bool:
+    """Whether a skip says the fact is about another release or build (not that something is missing here)."""
+    return bool(needs) and all(n == TORCH_RANGE or n.startswith("without:") for n in needs)
+
+
+def verified_in(outcomes) -> bool:
+    """Whether ``(status, needs)`` of an item's facts in one run verify the item: every fact that applies
+    to that run passed, and at least one did (a missing result counts as not passed)."""
+    relevant = [status for status, needs in outcomes if not (status == "skip" and not_applicable(needs))]
+    return bool(relevant) and all(status == "pass" for status in relevant)
+
+
 @dataclass(frozen=True)
 class FactResult:
     id: str
@@ -94,13 +109,20 @@ class Verification:
         return [r for r in self.results.values() if r.status in ("fail", "error")]
 
     def unverified_needs(self, fact_ids) -> list[str]:
-        """What the facts behind an item lacked here (``['cuda']``); empty when all passed."""
+        """What the facts behind an item lacked here (``['cuda']``); empty when all passed.
+
+        A fact about another release or build (skipped here as not applying) counts only where
+        no recorded run passed it either.
+        """
         needs: list[str] = []
         for fact_id in fact_ids:
             result = self.results.get(fact_id)
             if result is None or result.status == "pass":
                 continue
-            for need in result.needs or ("torch-range",):
+            lacking = result.needs or (TORCH_RANGE,)
+            if not_applicable(lacking) and any(run.passed(fact_id) for run in self.elsewhere):
+                continue
+            for need in lacking:
                 if need not in needs:
                     needs.append(need)
         return needs
@@ -136,7 +158,8 @@ def _verify(course, python, timeout, cache_dir, progress, worker) -> Verificatio
         if cached:
             results[fact.id] = _result(course, fact, *cached)
         elif outside_range(fact, env["torch"]):
-            results[fact.id] = _result(course, fact, "skip", f"torch {env['torch']} is outside {fact.torch}", [])
+            results[fact.id] = _result(course, fact, "skip", f"torch {env['torch']} is outside {fact.torch}",
+                                       [TORCH_RANGE])
         else:
             to_run.append(fact)
     if progress and len(results):

@@ -16,7 +16,7 @@ from generator import ledger
 from generator.cli import main
 from generator.loader import load_course
 from generator.render.anki_notes import note_guid
-from generator.render.scope import release_words
+from generator.render.scope import release_union
 
 from test_anki import import_package, new_collection
 
@@ -205,12 +205,16 @@ def test_requires_and_unless_must_not_overlap(content, tmp_path):
     assert result.exit_code == 2 and "cuda-built is both required and excluded" in result.output
 
 
-@pytest.mark.parametrize("spec, en, zh", [
-    (">=2.15", "since torch 2.15", "torch 2.15 起"),
-    ("<2.15", "until torch 2.14", "torch 2.14 及更早"),
-    ("<=2.14", "until torch 2.14", "torch 2.14 及更早"),
-    (">=2.14,<2.15", "torch 2.14 only", "仅 torch 2.14"),
-    (">=2.13,<2.16", "torch 2.13 to 2.15", "torch 2.13 至 2.15"),
+@pytest.mark.parametrize("specs, en, zh", [
+    ([">=2.15"], "since torch 2.15", "torch 2.15 起"),
+    (["<2.15"], "until torch 2.14", "torch 2.14 及更早"),
+    (["<=2.14"], "until torch 2.14", "torch 2.14 及更早"),
+    ([">=2.14,<2.15"], "torch 2.14 only", "仅 torch 2.14"),
+    ([">=2.13,<2.16"], "torch 2.13 to 2.15", "torch 2.13 至 2.15"),
+    ([">=2.14", ">=2.15"], "since torch 2.14", "torch 2.14 起"),
+    (["<2.15", ">=2.15"], "", ""),              # an item comparing releases is about all of them
+    ([">=2.15", None], "", ""),                 # one fact about every release
+    (["<2.13", ">=2.15"], "until torch 2.12, since torch 2.15", "torch 2.12 及更早, torch 2.15 起"),
 ])
-def test_release_words(spec, en, zh):
-    assert release_words(spec, "en") == en and release_words(spec, "zh") == zh
+def test_release_words(specs, en, zh):
+    assert release_union(specs, "en") == en and release_union(specs, "zh") == zh

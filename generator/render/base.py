@@ -12,9 +12,9 @@ from pathlib import Path
 from .. import ledger
 from ..model import Course
 from ..text import Text
-from ..verify import Verification
+from ..verify import Verification, verified_in
 from ..worker import CAPABILITIES
-from .scope import release_words
+from .scope import release_union
 
 _LANG_INDEX = {"en": 0, "zh": 1}
 _OTHER_NEEDS = {"torch-range": ("another torch version", "其他 torch 版本"), "rocm": ("ROCm", "ROCm")}
@@ -71,14 +71,15 @@ class RenderJob:
     def scope(self, fact_ids) -> str:
         """Which releases and builds the facts behind an item are about: 'since torch 2.15 · a CUDA build';
         '' for an item about every release and build."""
-        parts: list[str] = []
-        for fact_id in fact_ids:
-            fact = self.course.fact(fact_id)
-            words = [release_words(fact.torch, self.lang)] if fact.torch else []
-            words += [self.capability_name(c) for c in fact.requires if c in _BUILD_CAPABILITIES]
-            words += [self.capability_name("without:" + c) for c in fact.unless if c in _BUILD_CAPABILITIES]
-            parts += [w for w in words if w not in parts]
-        return " · ".join(parts)
+        facts = [self.course.fact(fact_id) for fact_id in fact_ids]
+        if not facts:
+            return ""
+        releases = release_union([fact.torch for fact in facts], self.lang)
+        builds = [{self.capability_name(c) for c in fact.requires if c in _BUILD_CAPABILITIES}
+                  | {self.capability_name("without:" + c) for c in fact.unless if c in _BUILD_CAPABILITIES}
+                  for fact in facts]
+        shared = sorted(set.intersection(*builds))  # an item comparing builds is about every build
+        return " · ".join(([releases] if releases else []) + shared)
 
     def verified_where(self, fact_ids) -> str:
         """Where every fact behind an item passed: here and in the ledger's runs; '' where none did.
@@ -87,11 +88,11 @@ class RenderJob:
         """
         lead, here_mark, comma = _WHERE_WORDS[self.lang]
         fact_ids = tuple(fact_ids)
-        results = self.verification.results
+        results = [self.verification.results.get(f) for f in fact_ids]
         places = []
-        if fact_ids and all(results.get(f) is not None and results[f].status == "pass" for f in fact_ids):
+        if verified_in((r.status, r.needs) if r else ("missing", ()) for r in results):
             places.append(self._here_label + here_mark)
-        places += [run.label for run in self.verification.elsewhere if fact_ids and all(map(run.passed, fact_ids))]
+        places += [run.label for run in self.verification.elsewhere if run.verifies(fact_ids)]
         return lead.format(comma.join(places)) if places else ""
 
     @cached_property

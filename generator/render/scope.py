@@ -1,56 +1,52 @@
-"""Which torch releases a fact is about, in words a learner reads: 'since torch 2.15', 'until torch 2.14'."""
+"""Which torch releases an item is about, in words a learner reads: 'since torch 2.15', 'until torch 2.14'."""
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Optional, Sequence
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 _WORDS = {
-    "en": {"since": "since torch {}", "until": "until torch {}", "between": "torch {} to {}", "only": "torch {} only",
-           "after": "after torch {}", "except": "not torch {}"},
-    "zh": {"since": "torch {} 起", "until": "torch {} 及更早", "between": "torch {} 至 {}", "only": "仅 torch {}",
-           "after": "torch {} 之后", "except": "torch {} 除外"},
+    "en": {"since": "since torch {}", "until": "until torch {}", "between": "torch {} to {}", "only": "torch {} only"},
+    "zh": {"since": "torch {} 起", "until": "torch {} 及更早", "between": "torch {} 至 {}", "only": "仅 torch {}"},
 }
+# The release lines the words speak of: every minor release of torch 1 and 2 (and room to grow).
+_RELEASES = tuple([(1, minor) for minor in range(14)] + [(2, minor) for minor in range(60)])
+
+
+def release_union(specs: Sequence[Optional[str]], lang: str) -> str:
+    """The releases any of ``specs`` (PEP 440 ranges; None for every release) admits, in words;
+    '' where together they admit every release (an item comparing releases is about all of them)."""
+    return _union_words(tuple(sorted(set(specs), key=str)), lang) if all(specs) else ""
 
 
 @lru_cache(maxsize=None)
-def release_words(spec: str, lang: str) -> str:
-    """``>=2.15`` -> 'since torch 2.15'; ``<2.15`` -> 'until torch 2.14'; ``>=2.14,<2.15`` -> 'torch 2.14 only'."""
+def _union_words(specs: tuple[str, ...], lang: str) -> str:
+    sets = [SpecifierSet(spec) for spec in specs]
+    named = {Version(item.version.removesuffix(".*")).release[:2] for spec in sets for item in spec}
+    releases = sorted(set(_RELEASES) | {(v[0], v[1] if len(v) > 1 else 0) for v in named})
+    releases.append((releases[-1][0], releases[-1][1] + 1))  # one beyond any release a range names
+    admitted = [any(Version(f"{major}.{minor}") in spec for spec in sets) for major, minor in releases]
+    if all(admitted):
+        return ""
     words = _WORDS[lang]
-    lower = upper = None
-    rest = []
-    for item in sorted(SpecifierSet(spec), key=str):
-        version = item.version
-        if item.operator == ">=":
-            lower = version
-        elif item.operator == "<=":
-            upper = version
-        elif item.operator == "<":
-            upper = _previous_minor(version)
-        elif item.operator == "==":
-            rest.append(words["only"].format(version.removesuffix(".*")))
-        elif item.operator == ">":
-            rest.append(words["after"].format(version))
-        elif item.operator == "!=":
-            rest.append(words["except"].format(version))
-        else:  # ~= and === are not worth words of their own
-            rest.append(f"torch {item}")
-    if lower and upper:
-        head = [words["only"].format(lower) if _same_minor(lower, upper) else words["between"].format(lower, upper)]
-    else:
-        head = [words["since"].format(lower)] if lower else [words["until"].format(upper)] if upper else []
-    return ", ".join(head + rest)
-
-
-def _previous_minor(version: str) -> str:
-    """The last release line before ``version``: 2.14 before 2.15; '<2.15.1' stays 'before 2.15.1'."""
-    parsed = Version(version)
-    major, minor, micro = (parsed.release + (0, 0))[:3]
-    if micro == 0 and minor > 0:
-        return f"{major}.{minor - 1}"
-    return f"{major}.{minor}.{micro - 1}" if micro > 0 else version
-
-
-def _same_minor(a: str, b: str) -> bool:
-    return Version(a).release[:2] == Version(b).release[:2]
+    runs, start = [], None
+    for index, inside in enumerate(admitted + [False]):
+        if inside and start is None:
+            start = index
+        elif not inside and start is not None:
+            runs.append((start, index - 1))
+            start = None
+    phrases = []
+    for first, last in runs:
+        low, high = (".".join(map(str, releases[i])) for i in (first, last))
+        if first == 0:
+            phrases.append(words["until"].format(high))
+        elif last == len(releases) - 1:
+            phrases.append(words["since"].format(low))
+        elif first == last:
+            phrases.append(words["only"].format(low))
+        else:
+            phrases.append(words["between"].format(low, high))
+    return ", ".join(phrases)
