@@ -317,8 +317,7 @@ def _global_state():
         ("matmul_precision", torch.get_float32_matmul_precision, None),
         ("default_dtype", torch.get_default_dtype, torch.set_default_dtype),
         ("default_device", lambda: str(torch.get_default_device()), None),
-        ("rng", lambda: torch.random.get_rng_state().tolist(), lambda old: torch.random.set_rng_state(
-            torch.tensor(old, dtype=torch.uint8))),
+        ("rng", lambda: _SameTensor(torch.random.get_rng_state()), lambda old: torch.random.set_rng_state(old.tensor)),
         ("grad", torch.is_grad_enabled, torch.set_grad_enabled),
         ("linalg", cuda.preferred_linalg_library, cuda.preferred_linalg_library),
         ("blas", cuda.preferred_blas_library, cuda.preferred_blas_library),
@@ -330,6 +329,20 @@ def _global_state():
     for name in ("flash", "mem_efficient", "math", "cudnn"):
         state.append(("sdp." + name, getattr(cuda, name + "_sdp_enabled"), getattr(cuda, "enable_%s_sdp" % name)))
     return state
+
+
+class _SameTensor:
+    """A tensor that compares by value (``==`` of two tensors is a tensor), for ``State``."""
+
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+    def __eq__(self, other):
+        import torch
+
+        return isinstance(other, _SameTensor) and torch.equal(self.tensor, other.tensor)
 
 
 def _inductor_deterministic():
@@ -379,7 +392,7 @@ def _namespace_state():
     baseline = _namespace_baseline()
     tensor = vars(torch.Tensor)
     names = tuple(tensor)
-    return [("namespaces", lambda: [_unchanged(*entry) for entry in baseline], None),
+    return [("namespaces", lambda: [_unchanged(entry) for entry in baseline], None),
             ("tensor_methods", lambda: (len(tensor), tuple(map(id, map(tensor.get, names)))), None)]
 
 
@@ -387,7 +400,7 @@ _BASELINE = []
 
 
 def _namespace_baseline():
-    """``(dict, version reader, version, {name: id})`` for each watched module, once per process tree."""
+    """``[dict, version reader, version, {name: id}]`` for each watched module, once per process tree."""
     if _BASELINE:
         return _BASELINE
     import torch
@@ -398,17 +411,29 @@ def _namespace_baseline():
     version = _dict_version_reader()
     for module in modules:
         space = vars(module)
-        _BASELINE.append((space, version, version(space) if version else None,
-                          dict(zip(space, map(id, space.values())))))
+        _BASELINE.append([space, version, version(space) if version else None,
+                          dict(zip(space, map(id, space.values())))])
     return _BASELINE
 
 
-def _unchanged(space, version, base_version, base_ids):
+def _unchanged(entry):
+    """Whether a watched module's names are still bound as in the baseline (new submodules aside).
+
+    A dict found unchanged after an import moved its version gets that version as its baseline
+    (in this child): the next check reads the tag again instead of comparing every name.
+    """
+    space, version, base_version, base_ids = entry
     if version is not None and version(space) == base_version:
         return True
     if any(id(space.get(name, _MISSING)) != ident for name, ident in base_ids.items()):
         return False
-    return all(isinstance(space[name], type(sys)) for name in space.keys() - base_ids.keys())
+    added = space.keys() - base_ids.keys()
+    if not all(isinstance(space[name], type(sys)) for name in added):
+        return False
+    if version is not None:
+        base_ids.update((name, id(space[name])) for name in added)
+        entry[2] = version(space)
+    return True
 
 
 def _dict_version_reader():
