@@ -123,7 +123,7 @@ def load_and_verify(content_dir, modules, *, python, timeout, no_cache, out_dir,
             verification = verify(course, python=python, timeout=timeout, cache_dir=cache_dir, worker=worker)
     except VerifyError as err:
         raise Failure(str(err)) from None
-    return course, with_ledger(verification, course, content_dir)
+    return course, verification
 
 
 def with_ledger(verification: Verification, course: Course, content_dir) -> Verification:
@@ -181,6 +181,7 @@ def verified_course(content_dir, modules, out_dir, quiet, python=None, timeout=1
     course without the items that rest on such a fact (each one is listed)."""
     course, verification = load_and_verify(content_dir, modules, python=python, timeout=timeout,
                                            no_cache=no_cache, out_dir=out_dir, quiet=quiet)
+    verification = with_ledger(verification, course, content_dir)
     if strict:
         report_problems(verification)
         return course, verification

@@ -82,12 +82,16 @@ class Run:
             counts[entry.status] = counts.get(entry.status, 0) + 1
         return counts
 
-    def current(self, course: Course) -> tuple["Run", int]:
+    def current(self, course: Course, keys: Optional[dict[str, str]] = None) -> tuple["Run", int]:
         """This run without the entries whose check has changed since (and ids no longer in the course),
-        and how many were dropped."""
-        keys = {fact.id: fact.check_key() for fact in course.facts}
+        and how many were dropped. ``keys``: each fact's ``check_key``, where the caller has them."""
+        keys = keys if keys is not None else check_keys(course)
         kept = {fact_id: entry for fact_id, entry in self.facts.items() if keys.get(fact_id) == entry.hash}
         return Run(self.torch, self.python, self.date, self.build, self.capabilities, kept), len(self.facts) - len(kept)
+
+
+def check_keys(course: Course) -> dict[str, str]:
+    return {fact.id: fact.check_key() for fact in course.facts}
 
 
 def run_from_verification(verification: Verification, course: Course) -> Run:
@@ -110,10 +114,8 @@ def load(content_dir, course: Course) -> tuple[Run, ...]:
     folder = folder_of(content_dir)
     if not folder.is_dir():
         return ()
-    runs = []
-    for path in sorted(folder.glob("*.json")):
-        runs.append(read_run(path).current(course)[0])
-    return tuple(runs)
+    keys = check_keys(course)
+    return tuple(read_run(path).current(course, keys)[0] for path in sorted(folder.glob("*.json")))
 
 
 def read_run(path: Path) -> Run:

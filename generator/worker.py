@@ -425,13 +425,15 @@ def _unchanged(entry):
     space, version, base_version, base_ids = entry
     if version is not None and version(space) == base_version:
         return True
-    if any(id(space.get(name, _MISSING)) != ident for name, ident in base_ids.items()):
-        return False
-    added = space.keys() - base_ids.keys()
-    if not all(isinstance(space[name], type(sys)) for name in added):
-        return False
+    current = dict(zip(space.keys(), map(id, space.values())))  # torch writes some module globals often
+    if current != base_ids:
+        if any(current.get(name) != ident for name, ident in base_ids.items()):
+            return False
+        added = current.keys() - base_ids.keys()
+        if not all(isinstance(space[name], type(sys)) for name in added):
+            return False
+        base_ids.update((name, current[name]) for name in added)
     if version is not None:
-        base_ids.update((name, id(space[name])) for name in added)
         entry[2] = version(space)
     return True
 
