@@ -30,6 +30,11 @@ import time
 import traceback
 import warnings
 
+try:
+    import resource
+except ImportError:  # not on Windows: no limits there
+    resource = None
+
 KIND_ORDER = {"default": 0, "exists": 1, "absent": 1, "type": 1, "signature": 1,
               "expr": 2, "raises": 2, "snippet": 2}
 _MISSING = object()
@@ -539,8 +544,7 @@ def child_main(checks, command_fd, out_fd, output_fd, timeout):
         os.dup2(output_fd, fd)
     os.close(output_fd)
     _limit_resources()
-    state = State()
-    before = state.read()
+    state, before = _PRISTINE or _pristine_state()
     commands = os.fdopen(command_fd, "r")
     for line in commands:
         item = checks[int(line)]
@@ -574,6 +578,18 @@ def _output_size():
         return 0
 
 
+_PRISTINE = None  # (State, its reading) taken in the parent before forking: every child starts from it
+
+
+def _pristine_state():
+    """The global state of a process no check has run in, and what it reads; taken once, in the parent,
+    so that each forked child need not (reading it does not initialise CUDA)."""
+    global _PRISTINE
+    state = State()
+    _PRISTINE = (state, state.read())
+    return _PRISTINE
+
+
 def _leftover_process():
     """The pid of a process the check started that is still running, else 0 (finished ones are reaped)."""
     while True:
@@ -589,9 +605,7 @@ def _leftover_process():
 
 
 def _limit_resources():
-    try:
-        import resource
-    except ImportError:
+    if resource is None:
         return
     for limit, extra in ((getattr(resource, "RLIMIT_DATA", None), MEMORY_LIMIT + _data_in_use()),
                          (getattr(resource, "RLIMIT_FSIZE", None), OUTPUT_LIMIT)):
@@ -618,9 +632,7 @@ def _data_in_use():
 
 def _limit_cpu(timeout):
     """Let the next check use at most ``timeout`` seconds of CPU per core, then SIGXCPU ends the child."""
-    try:
-        import resource
-    except ImportError:
+    if resource is None:
         return
     used = resource.getrusage(resource.RUSAGE_SELF)
     allowed = int(used.ru_utime + used.ru_stime + timeout * (os.cpu_count() or 1)) + 2
@@ -721,17 +733,23 @@ def supervise(checks, timeout, emit, slots=1):
     """Run every check in forked children, ``slots`` at a time; emit exactly one result per check.
 
     Checks go out in list order (``default`` checks first), one at a time, to whichever
-    child is idle, so a slow check on one core does not hold up the other.
+    child is idle, so a slow check on one core does not hold up the other. A spare child is
+    forked ahead while the others work: a child that exits (state it could not put back) is
+    replaced at once, without the fork on the way.
     """
     queue = list(range(len(checks)))
     queue.reverse()  # pop() takes from the front of the original order
     children = []
+    spare = None
     while queue or any(c.position is not None for c in children):
         while queue and len(children) < slots:
-            children.append(Child(checks, children, timeout))
+            children.append(spare or Child(checks, children, timeout))
+            spare = None
         for child in children:
             if child.position is None and queue:
                 child.start(queue.pop(), timeout)
+        if spare is None and len(queue) > slots:
+            spare = Child(checks, children, timeout)
         busy = [c for c in children if c.position is not None]
         wait = max(min(c.deadline for c in busy) - time.monotonic(), 0)
         ready, _, _ = select.select([c.result_fd for c in busy], [], [], wait)
@@ -746,7 +764,7 @@ def supervise(checks, timeout, emit, slots=1):
                 continue
             if finished:
                 children.remove(child)
-    for child in children:
+    for child in children + ([spare] if spare else []):
         child.close()
 
 
@@ -786,6 +804,7 @@ def main():
 
     calibration.join()  # no thread may be running when the children are forked
     _namespace_baseline()  # taken once here: every child compares against it
+    _pristine_state()
     gc.freeze()  # forked children then leave torch's objects' pages shared
 
     request = EXPORTED_REQUEST if EXPORTED_REQUEST is not None else json.load(sys.stdin)
