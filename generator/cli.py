@@ -64,15 +64,30 @@ def strict_option(command):
                              "what rests on it and build the rest).")(command)
 
 
+class _Terminated(BaseException):
+    """SIGTERM, raised where the program is, so that cleanup (the fact-check worker's) runs."""
+
+
+def _raise_terminated(*_):
+    raise _Terminated()
+
+
 class _Group(click.Group):
-    """Exit 130 on Ctrl-C, as shells expect (click would exit 1, the code of a failed fact)."""
+    """Exit 130 on Ctrl-C and 143 on SIGTERM, as shells expect (click would exit 1, the code of a
+    failed fact), after the same cleanup as any other exit."""
 
     def invoke(self, ctx):
+        import signal
+
+        signal.signal(signal.SIGTERM, _raise_terminated)
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
             click.echo("\ninterrupted", err=True)
             ctx.exit(130)
+        except _Terminated:
+            click.echo("\nterminated", err=True)
+            ctx.exit(143)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

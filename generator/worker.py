@@ -509,15 +509,16 @@ class State:
 
 
 # ------------------------------------------------------------------ children
-def die_with_parent():
-    """Have the kernel kill this process when its parent dies (Linux), so that no checker
-    outlives a worker, and no worker outlives torchdeck, whatever killed them."""
+def die_with_parent(how=signal.SIGKILL):
+    """Have the kernel send ``how`` to this process when its parent dies (Linux), so that no
+    checker outlives a worker, and no worker outlives torchdeck, whatever killed them. The
+    worker asks for SIGTERM: its handler ends every check's process group on the way out."""
     if not sys.platform.startswith("linux"):
         return
     try:
         import ctypes
 
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        ctypes.CDLL(None, use_errno=True).prctl(1, how)  # PR_SET_PDEATHSIG
     except Exception:
         pass
 
@@ -791,9 +792,9 @@ def _read_result(child, checks, emit):
 
 # --------------------------------------------------------------------- main
 def main():
-    if EXPORTED_REQUEST is None:  # started by torchdeck (an exported copy runs on its own)
-        die_with_parent()
     signal.signal(signal.SIGTERM, _end_all_groups)
+    if EXPORTED_REQUEST is None:  # started by torchdeck (an exported copy runs on its own)
+        die_with_parent(signal.SIGTERM)
     out = os.fdopen(os.dup(1), "w", buffering=1)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)  # checked code that prints must not corrupt the protocol

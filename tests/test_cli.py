@@ -166,3 +166,35 @@ def test_a_module_selection_verifies_and_renders_facts_cited_from_other_modules(
     assert (out / "torch-backends.mkldnn.en.apkg").exists()
     result = run("slides", "--content", content, "--out", out, "--module", "mkldnn", "--lang", "en")
     assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("how, code", [("TERM", 143), ("KILL", -9)])
+def test_no_process_outlives_torchdeck(content, tmp_path, how, code):
+    """SIGTERM exits 143 after cleanup; even SIGKILL, which allows none, leaves no check's process behind."""
+    import os
+    import signal
+    import time
+
+    marker = f"{time.time_ns() % 10 ** 9}.5"
+    pid_file = tmp_path / "sleeper.pid"
+    slow = MODULE.replace("check: {default: torch.backends.cudnn.benchmark, equals: false}",
+                          "check: {snippet: \"import subprocess, time; p = subprocess.Popen(['sleep', '%s']); "
+                          "open(%r, 'w').write(str(p.pid)); time.sleep(60)\"}" % (marker, str(pid_file)))
+    (content / "cudnn.yaml").write_text(slow)
+    process = subprocess.Popen([sys.executable, "-m", "generator", "verify", "--no-cache", "--content", str(content),
+                                "--out", str(tmp_path / "b"), "--timeout", "120"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not pid_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.3)
+    process.send_signal(getattr(signal, "SIG" + how))
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == code, err
+    assert "Traceback" not in err
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if not subprocess.run(["pgrep", "-f", f"sleep {marker}"], capture_output=True).stdout:
+            return
+        time.sleep(0.2)
+    raise AssertionError("a process a check started outlived torchdeck")
