@@ -64,3 +64,10 @@ def test_myths_from_the_seed_documents_are_busted_by_facts(course, verification)
     assert len(myths) >= 20
     for card in myths:
         assert any(verification.results[f].status == "pass" or course.fact(f).source for f in card.facts), card.id
+
+
+def test_every_emoji_of_the_content_is_in_the_shipped_emoji_font():
+    """Quizzes print emoji with the font torchdeck ships; tools/make_emoji_font.py adds new ones."""
+    from generator.fonts import content_emoji, unprintable_emoji
+
+    assert unprintable_emoji(content_emoji(CONTENT)) == []

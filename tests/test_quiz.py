@@ -24,12 +24,14 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+import typst
 import yaml
 from click.testing import CliRunner
 from pypdf import PdfReader
 
 from generator.cli import main
 from generator.errors import BuildError
+from generator.fonts import FOLDER as FONTS_FOLDER, unprintable_emoji
 from generator.loader import load_course
 from generator.render import quiz
 from generator.render.base import RenderJob
@@ -421,6 +423,28 @@ def test_missing_emoji_font_is_a_clear_error_only_when_content_has_emoji(lab_cou
     assert not (tmp_path / "emoji").exists() or not list((tmp_path / "emoji").iterdir())
     _, paths = _render(lab_course, lab_verification, "en", tmp_path / "alpha", tags=("alpha",), versions=1)
     assert BRAIN not in read(paths[0]).text, "kestrel (beta) is not in this quiz, so it needs no emoji font"
+
+
+def test_english_quizzes_use_only_embedded_and_shipped_fonts(en):
+    """Typst's own fonts and those torchdeck ships: the same PDF on any machine, fonts installed or not."""
+    job, _ = en
+    pdf = read(job.output("quiz", ".A.pdf"))
+    names = {str(font.get("/BaseFont", "")).split("+")[-1] for page in range(len(pdf.pages))
+             for font in pdf.fonts(page)}
+    allowed = ("Libertinus", "DejaVuSansMono", "NotoColorEmoji", "Type3")
+    assert names and all(name.startswith(allowed) or not name for name in names), names
+    assert "Noto Color Emoji" in typst.Fonts(include_system_fonts=False, font_paths=[str(FONTS_FOLDER)]).families()
+
+
+def test_an_emoji_the_shipped_font_lacks_is_a_clear_error(lab_course, lab_verification, tmp_path, monkeypatch):
+    monkeypatch.setattr(quiz, "unprintable_emoji", lambda texts: ["🦄"])
+    with pytest.raises(BuildError, match=r"the emoji 🦄 are not in the emoji font torchdeck ships.*make_emoji_font"):
+        _render(lab_course, lab_verification, "en", tmp_path / "emoji")
+
+
+def test_unprintable_emoji_names_what_the_shipped_font_lacks():
+    assert unprintable_emoji(["🎮 and 🧠 and ✌️ and a joined 👯\u200d"]) == []
+    assert unprintable_emoji(["a unicorn 🦄"]) == ["🦄"]
 
 
 def test_chinese_sheets_extract_as_chinese(zh, lab_course):

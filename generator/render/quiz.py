@@ -18,6 +18,7 @@ import typst
 from pygments.token import Comment, Keyword, Name, Number, Operator, String
 
 from .. import highlight
+from ..fonts import EMOJI, FOLDER as FONTS_FOLDER, unprintable_emoji
 from ..atomic import atomic_write_bytes
 from ..errors import BuildError
 from ..model import Question
@@ -29,10 +30,9 @@ __all__ = ["QuizOptions", "SelectionError", "render"]
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "templates" / "quiz.typ"
 LATIN_FONT = "Libertinus Serif"  # embedded in Typst: no system font needed for English
-CJK_FONT = "Noto Sans CJK SC"  # from the system (fonts-noto-cjk)
+CJK_FONT = "Noto Sans CJK SC"  # from the system (fonts-noto-cjk): Chinese quizzes use the system's fonts
 MONO_FONT = "DejaVu Sans Mono"  # embedded in Typst
-EMOJI_FONT = "Noto Color Emoji"  # from the system (fonts-noto-color-emoji), only for content with emoji
-EMOJI = re.compile("[\u2600-\u27bf\u2b00-\u2bff\ufe0f\U0001f000-\U0001faff]")  # pictographs and dingbats
+EMOJI_FONT = "Noto Color Emoji"  # the content's emoji, shipped in generator/fonts; only for content with emoji
 PAPERS = {"a4": "a4", "letter": "us-letter"}
 MAX_VERSIONS = 26  # A to Z
 WRITING_LINES = 4  # ruled lines under a scenario question
@@ -134,8 +134,14 @@ def _page(job: RenderJob, options: QuizOptions, title: str, questions: Sequence[
 
 
 def _has_emoji(job: RenderJob, title: str, questions: Sequence[Question]) -> bool:
-    """Whether anything the quiz prints needs the colour emoji font (the 🎮 of scenario stems)."""
-    return any(EMOJI.search(text) for text in _printed_texts(job, title, questions))
+    """Whether anything the quiz prints needs the colour emoji font (the 🎮 of scenario stems); an emoji
+    the shipped font lacks is an error, never an empty box."""
+    texts = list(_printed_texts(job, title, questions))
+    missing = unprintable_emoji(texts)
+    if missing:
+        raise BuildError(f"the emoji {' '.join(missing)} are not in the emoji font torchdeck ships; "
+                         "regenerate it with tools/make_emoji_font.py")
+    return any(EMOJI.search(text) for text in texts)
 
 
 def _printed_texts(job: RenderJob, title: str, questions: Sequence[Question]):
@@ -257,7 +263,8 @@ def typeset(data: dict) -> bytes:
     """The PDF of ``templates/quiz.typ`` for ``data``; a Typst error or a missing font is a BuildError."""
     payload = json.dumps(data, ensure_ascii=False, sort_keys=True)
     try:
-        pdf, warnings = _compiler(TEMPLATE).compile_with_warnings(format="pdf", sys_inputs={"data": payload})
+        pdf, warnings = _compiler(TEMPLATE, data["lang"] != "en").compile_with_warnings(
+            format="pdf", sys_inputs={"data": payload})
     except typst.TypstError as err:
         raise BuildError(f"Typst could not typeset {TEMPLATE.name}", _describe(err)) from None
     for warning in warnings:
@@ -276,9 +283,15 @@ def _missing_font(family: str) -> BuildError:
 
 
 @functools.cache
-def _compiler(template: Path) -> typst.Compiler:
-    """One compiler per template: it scans the system fonts once, then reuses them for every PDF."""
-    return typst.Compiler(str(template), root=str(template.parent))
+def _compiler(template: Path, system_fonts: bool) -> typst.Compiler:
+    """One compiler per template and font set: it scans the fonts once, then reuses them for every PDF.
+
+    English quizzes use only Typst's embedded fonts and the ones torchdeck ships, so the same
+    seed gives the same PDF on any machine, fonts installed or not; Chinese ones need the
+    system's CJK font as well.
+    """
+    return typst.Compiler(str(template), root=str(template.parent), font_paths=[str(FONTS_FOLDER)],
+                          ignore_system_fonts=not system_fonts)
 
 
 def _describe(err: typst.TypstError) -> str:
