@@ -119,15 +119,14 @@ def test_an_unwritable_out_is_a_clean_error(content, tmp_path):
     assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
-def test_interrupt_exits_130_and_leaves_no_worker(content, tmp_path):
-    import os
-    import signal
+def verify_with_a_slow_check(content, tmp_path, snippet: str):
+    """A ``torchdeck verify`` process, returned once its slow check (``snippet``, which writes a pid
+    to the file named by ``{pid_file}``) is running."""
     import time
 
-    pid_file = tmp_path / "checker.pid"
+    pid_file = tmp_path / "running.pid"
     slow = MODULE.replace("check: {default: torch.backends.cudnn.benchmark, equals: false}",
-                          "check: {snippet: \"import os, time; open(%r, 'w').write(str(os.getpid())); "
-                          "time.sleep(60)\"}" % str(pid_file))
+                          "check: {snippet: \"%s\"}" % snippet.format(pid_file=repr(str(pid_file))))
     (content / "cudnn.yaml").write_text(slow)
     process = subprocess.Popen([sys.executable, "-m", "generator", "verify", "--no-cache", "--content", str(content),
                                 "--out", str(tmp_path / "b"), "--timeout", "120"],
@@ -135,7 +134,17 @@ def test_interrupt_exits_130_and_leaves_no_worker(content, tmp_path):
     deadline = time.monotonic() + 60
     while not pid_file.exists() and time.monotonic() < deadline:
         time.sleep(0.1)
-    time.sleep(0.2)
+    time.sleep(0.3)
+    return process, pid_file
+
+
+def test_interrupt_exits_130_and_leaves_no_worker(content, tmp_path):
+    import os
+    import signal
+    import time
+
+    process, pid_file = verify_with_a_slow_check(
+        content, tmp_path, "import os, time; open({pid_file}, 'w').write(str(os.getpid())); time.sleep(60)")
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
@@ -171,23 +180,13 @@ def test_a_module_selection_verifies_and_renders_facts_cited_from_other_modules(
 @pytest.mark.parametrize("how, code", [("TERM", 143), ("KILL", -9)])
 def test_no_process_outlives_torchdeck(content, tmp_path, how, code):
     """SIGTERM exits 143 after cleanup; even SIGKILL, which allows none, leaves no check's process behind."""
-    import os
     import signal
     import time
 
     marker = f"{time.time_ns() % 10 ** 9}.5"
-    pid_file = tmp_path / "sleeper.pid"
-    slow = MODULE.replace("check: {default: torch.backends.cudnn.benchmark, equals: false}",
-                          "check: {snippet: \"import subprocess, time; p = subprocess.Popen(['sleep', '%s']); "
-                          "open(%r, 'w').write(str(p.pid)); time.sleep(60)\"}" % (marker, str(pid_file)))
-    (content / "cudnn.yaml").write_text(slow)
-    process = subprocess.Popen([sys.executable, "-m", "generator", "verify", "--no-cache", "--content", str(content),
-                                "--out", str(tmp_path / "b"), "--timeout", "120"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while not pid_file.exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    time.sleep(0.3)
+    process, _ = verify_with_a_slow_check(
+        content, tmp_path, "import subprocess, time; p = subprocess.Popen(['sleep', '%s']); "
+                           "open({pid_file}, 'w').write(str(p.pid)); time.sleep(60)" % marker)
     process.send_signal(getattr(signal, "SIG" + how))
     _, err = process.communicate(timeout=60)
     assert process.returncode == code, err

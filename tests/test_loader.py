@@ -252,6 +252,7 @@ _FACT = "module: torch.backends.x\nfacts:\n  - id: a\n    claim: c\n    check: {
     ("module: torch.backends.x\nsummary: [unclosed\n", 3, "invalid YAML"),
     ("- just\n- a list\n", 1, "a module file is a mapping"),
     ("\ufeffmodule: torch.backends.x\nfacts: 3\n", 2, "facts"),
+    ("module: torch.backends.x\nfacts: " + "[" * 5000 + "]" * 5000 + "\n", 2, "nesting depth"),
 ])
 def test_hostile_yaml_is_a_located_error(tmp_path, text, line, message):
     (tmp_path / "x.yaml").write_text(text, encoding="utf-8")
