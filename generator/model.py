@@ -291,7 +291,7 @@ class Course:
     modules: tuple[Module, ...]
     origins: dict[tuple[str, str], Origin] = field(default_factory=dict)  # (section, id): ids are unique per section
     loaded: tuple[str, ...] = ()  # short names of every loaded module, kept by select()
-    every_fact: tuple[Fact, ...] = ()  # every loaded module's facts, kept by select(): items may cite them
+    all_modules: tuple[Module, ...] = ()  # every loaded module, kept by select(): items may cite their facts
 
     @property
     def module_names(self) -> tuple[str, ...]:
@@ -302,12 +302,17 @@ class Course:
     def facts(self) -> list[Fact]:
         """The facts of these modules, and in a selection also the other modules' facts its items cite."""
         own = [f for m in self.modules for f in m.facts]
-        if not self.every_fact:
+        if not self.all_modules:
             return own
         have = {f.id for f in own}
         cited = {fact_id for m in self.modules for items in (m.lessons, m.cards, m.questions)
                  for item in items for fact_id in item.facts}
-        return own + [f for f in self.every_fact if f.id in cited and f.id not in have]
+        return own + [f for m in self.all_modules for f in m.facts if f.id in cited and f.id not in have]
+
+    @property
+    def everything(self) -> tuple[Module, ...]:
+        """Every loaded module, also in a selection (what is the same whichever modules a build picks)."""
+        return self.all_modules or self.modules
 
     @property
     def cards(self) -> list:
@@ -362,7 +367,7 @@ class Course:
         modules = tuple(m.model_copy(update={"lessons": keep("lesson", m.lessons), "cards": keep("card", m.cards),
                                               "questions": keep("question", m.questions)})
                         for m in self.modules)
-        return Course(modules, self.origins, self.loaded, self.every_fact), left_out
+        return Course(modules, self.origins, self.loaded, self.all_modules), left_out
 
     def select(self, names) -> "Course":
         """Only the modules named (short or dotted names); all when ``names`` is empty."""
@@ -370,4 +375,4 @@ class Course:
             return self
         wanted = set(names)
         kept = tuple(m for m in self.modules if m.name in wanted or m.module in wanted)
-        return Course(kept, self.origins, self.module_names, self.every_fact or tuple(self.facts))
+        return Course(kept, self.origins, self.module_names, self.everything)

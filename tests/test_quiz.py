@@ -32,6 +32,7 @@ from pypdf import PdfReader
 from generator.cli import main
 from generator.errors import BuildError
 from generator.fonts import FOLDER as FONTS_FOLDER, unprintable_emoji
+from generator.render.order import shown
 from generator.loader import load_course
 from generator.render import quiz
 from generator.render.base import RenderJob
@@ -481,12 +482,14 @@ def test_moodle_xml_holds_every_question_with_per_option_feedback(en, lab_course
         assert text_of(element.findtext("questiontext/text")).startswith(question.stem.en.replace("`", ""))
         assert element.findtext("defaultgrade") == str(question.points)
         answers = element.findall("answer")
+        options = shown(question, lab_course)  # in the order every output shows them
+        assert sorted(map(id, options)) == sorted(map(id, question.options))
         assert len(answers) == len(question.options)
-        for answer, option in zip(answers, question.options):
+        for answer, option in zip(answers, options):
             assert text_of(answer.findtext("text")) == option.text.en.replace("`", "")
             assert text_of(answer.findtext("feedback/text")) == option.why.en.replace("`", "")
         fractions = [float(a.get("fraction")) for a in answers]
-        assert sum(f for f, o in zip(fractions, question.options) if o.correct) == pytest.approx(100, abs=0.001)
+        assert sum(f for f, o in zip(fractions, options) if o.correct) == pytest.approx(100, abs=0.001)
         tags = [t.findtext("text") for t in element.findall("tags/tag")]
         assert ("unverified::needs-cuda" in tags) == (GPU_FACT in question.facts)
         general = text_of(element.findtext("generalfeedback/text"))

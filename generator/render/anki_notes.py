@@ -20,6 +20,7 @@ from ..model import Course, Module
 from .anki_html import cloze, code_block, highlight_ahead, inline
 from .anki_models import NOTE_TYPES, TEMPLATE_DIR
 from .base import RenderJob
+from .order import shown as shown_options
 
 ROOT_DECK = "PyTorch torch.backends"
 _CLOZE_NUMBER = re.compile(r"\{\{c(\d+)::")
@@ -187,7 +188,7 @@ class _NoteBuilder:
 
     def mcq(self, card) -> tuple[str, str]:
         """The Options field (front) and the Answers field (back) of an MCQ card."""
-        shown = [_ShownOption(self.text(o.text), self.text(o.why), o.correct) for o in card.options]
+        shown = [_ShownOption(self.text(o.text), self.text(o.why), o.correct) for o in shown_options(card, self.course)]
         macros = _field_template("field.mcq.html").module
         return str(macros.options(shown)).strip(), str(macros.answers(shown)).strip()
 

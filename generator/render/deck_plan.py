@@ -23,6 +23,7 @@ from PIL import Image
 from ..diagrams import DIAGRAM_NAMES, diagram_png
 from ..model import Card, Lesson, Module, Question
 from .base import RenderJob
+from .order import shown
 from .flow import Block, CodeBlock, PictureBlock, TableBlock, TextBlock
 from .pptx_text import Para, Span, code_lines, inline
 from .slide_words import MINUTES, lessons_and_minutes, words
@@ -217,7 +218,7 @@ class DeckPlan:
 
     def quiz(self, question: Question) -> SlideSpec:
         options = tuple(Para((Span(f"{letter(i)}.  ", bold=True, colour="accent1"), *inline(self.t(o.text))),
-                             22, before=10) for i, o in enumerate(question.options))
+                             22, before=10) for i, o in enumerate(shown(question, self.job.course)))
         notes = dataclasses.replace(self._notes("quiz", stem=self.t(question.stem)),
                                     verified=self.job.verified_where(question.facts))
         return SlideSpec("Quiz", f"quiz:{question.id}", self.words["quiz"][question.kind],
@@ -225,9 +226,9 @@ class DeckPlan:
                          self.job.item_mark(question.facts))
 
     def answer(self, question: Question) -> SlideSpec:
-        letters = ", ".join(letter(i) for i, o in enumerate(question.options) if o.correct)
+        letters = ", ".join(letter(i) for i, o in enumerate(shown(question, self.job.course)) if o.correct)
         paras = []
-        for index, option in enumerate(question.options):
+        for index, option in enumerate(shown(question, self.job.course)):
             mark, colour = ("✔", "accent3") if option.correct else ("✘", "accent4")
             paras.append(Para((Span(f"{mark} {letter(index)}.  ", bold=True, colour=colour),
                                *inline(self.t(option.text), bold=option.correct)), 20, before=10))

@@ -12,6 +12,7 @@ from typing import Sequence
 
 from ..model import Question
 from .base import RenderJob
+from .order import shown
 from .quiz_select import takes_many_answers
 
 CATEGORY = "$course$/top/torchdeck"
@@ -53,7 +54,7 @@ def _question(job: RenderJob, question: Question) -> ET.Element:
     ET.SubElement(element, "shuffleanswers").text = "false" if question.kind == "truefalse" else "true"
     ET.SubElement(element, "answernumbering").text = "ABCD"
     right, wrong = _fractions(question, single)
-    for option in question.options:
+    for option in shown(question, job.course):
         answer = ET.SubElement(element, "answer", fraction=right if option.correct else wrong, format="html")
         _text(answer, f"<p>{inline_html(job.t(option.text))}</p>")
         _html_text(answer, "feedback", f"<p>{inline_html(job.t(option.why))}</p>")

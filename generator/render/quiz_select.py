@@ -14,6 +14,7 @@ from typing import Optional, Sequence
 
 from ..errors import BuildError
 from ..model import Option, Question
+from .order import option_order as option_order_of
 
 
 class SelectionError(BuildError):
@@ -96,8 +97,8 @@ def _shuffled(questions: Sequence[Question], version: str, seed: int) -> Version
     placed = []
     for index in question_order:
         question = questions[index]
-        option_order = list(range(len(question.options)))
-        if question.kind != "truefalse":  # 'True' before 'False' reads naturally; keep it
+        option_order = list(option_order_of(question.id, question.kind, question.options))
+        if question.kind != "truefalse":  # always 'True', then 'False'
             rng.shuffle(option_order)
         placed.append(Placed(question, tuple(option_order)))
     return Version(version, tuple(placed))
