@@ -228,7 +228,8 @@ def finish(what: str, paths, started: float, verification: Verification, quiet: 
 
 
 def guarded(function):
-    """Turn a failed output (BuildError, a file that cannot be written) into exit code 1 with a clear message."""
+    """Turn a failed output (BuildError, a file that cannot be read or written) into exit code 1 with a clear
+    message."""
 
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
@@ -237,8 +238,8 @@ def guarded(function):
         except BuildError as err:
             raise Failure(str(err)) from None
         except OSError as err:
-            where = f"{err.filename}: " if err.filename else ""
-            raise Failure(f"cannot write {where}{err.strerror or err}") from None
+            where = f" {err.filename}" if err.filename else ""
+            raise Failure(f"cannot read or write{where}: {err.strerror or err}") from None
 
     return wrapper
 

@@ -115,7 +115,7 @@ def test_an_unwritable_out_is_a_clean_error(content, tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     result = run("deck", "--content", content, "--out", blocker / "build", "--lang", "en")
-    assert result.exit_code == 1 and "cannot write" in result.output and "Not a directory" in result.output
+    assert result.exit_code == 1 and "cannot read or write" in result.output and "Not a directory" in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
