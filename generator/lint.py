@@ -1,6 +1,9 @@
-"""Content quality beyond the schema: translations, teaching completeness."""
+"""Content quality beyond the schema: translations, teaching completeness, and items that give
+nothing away (no hand-written 'select all' hint, true/false keys balanced, the correct option not
+the longest by habit)."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from pydantic import BaseModel
@@ -55,4 +58,52 @@ def lint(course: Course) -> list[Finding]:
             for field in ("notes", "ask"):
                 if getattr(lesson, field) is None:
                     findings.append(Finding(where, f"{lesson.id}.{field}", "a lesson needs speaker notes and a question for the room"))
+    return findings + item_findings(course)
+
+
+# A hand-written "select all" hint: the outputs add their own, in one phrasing, where it applies.
+_HINT = re.compile(r"\b(select|choose|pick|mark|tick)\s+(all|every)\b|all that apply|多选|选出所有", re.I)
+TRUE_SHARE = (0.40, 0.60)  # of true/false questions keyed True
+LONGEST_SHARE = 0.35  # of single-answer items whose correct option is strictly the longest
+_MIN_ITEMS = 10  # below this many items a share says nothing
+
+
+def item_findings(course: Course) -> list[Finding]:
+    """Items that give their answer away: one finding per item, or per course-wide share out of bounds."""
+    findings: list[Finding] = []
+    for module in course.modules:
+        asked = [("questions", q, q.stem) for q in module.questions]
+        asked += [("cards", c, c.question) for c in module.cards if c.kind == "mcq"]
+        for section, item, text in asked:
+            if any(_HINT.search(t) for t in (text.en, text.zh or "")):
+                findings.append(Finding(str(course.where(item.id, section)), f"{item.id}", "a hand-written 'select "
+                                        "all that apply' hint: the outputs add one themselves, remove it"))
+    questions = [q for m in course.modules for q in m.questions]
+    true_false = [q for q in questions if q.kind == "truefalse"]
+    if len(true_false) >= _MIN_ITEMS:
+        keyed_true = [q for q in true_false if _correct(q)[0].text.en.strip().lower() == "true"]
+        share = len(keyed_true) / len(true_false)
+        if not TRUE_SHARE[0] <= share <= TRUE_SHARE[1]:
+            findings.append(Finding("content", "true/false questions", f"{len(keyed_true)} of {len(true_false)} are "
+                                    f"keyed True ({share:.0%}); keep it between {TRUE_SHARE[0]:.0%} and "
+                                    f"{TRUE_SHARE[1]:.0%}"))
+    singles = {"questions": [q for q in questions if q.kind == "single"],
+               "MCQ cards": [c for m in course.modules for c in m.cards
+                             if c.kind == "mcq" and len(_correct(c)) == 1]}
+    for what, items in singles.items():
+        longest = [item.id for item in items if _correct_is_longest(item)]
+        if len(items) >= _MIN_ITEMS and len(longest) / len(items) > LONGEST_SHARE:
+            findings.append(Finding("content", f"single-answer {what}", f"the correct option is strictly the "
+                                    f"longest in {len(longest)} of {len(items)} ({len(longest) / len(items):.0%}; at "
+                                    f"most {LONGEST_SHARE:.0%}): {', '.join(longest[:12])}"
+                                    + (" ..." if len(longest) > 12 else "")))
     return findings
+
+
+def _correct(item) -> list:
+    return [o for o in item.options if o.correct]
+
+
+def _correct_is_longest(item) -> bool:
+    (right,) = _correct(item)
+    return all(len(right.text.en) > len(o.text.en) for o in item.options if o is not right)

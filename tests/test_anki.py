@@ -426,6 +426,7 @@ def test_mcq_marks_correct_options_and_explains_all(small):
         assert why in answer
     assert re.search(r'class="correct">.*?<code>benchmark</code>', answer)
     assert re.search(r'class="wrong">.*?<code>enabled</code>', answer)
+    assert visible_text(question).count("(select all that apply)") == 1  # two correct: the one hint, once
 
 
 def test_code_keeps_whitespace_and_uses_token_classes(small):

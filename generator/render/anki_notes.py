@@ -186,6 +186,11 @@ class _NoteBuilder:
         except ValueError as err:
             raise BuildError(f"{self.course.where(card.id, 'cards')}: card {card.id} ({self.job.lang}): {err}") from None
 
+    def question(self, card) -> Markup:
+        """An MCQ card's question, with '(select all that apply)' where several options are correct."""
+        hint = self.job.multi_hint(card)
+        return self.text(card.question) + (Markup(' <span class="hint">%s</span>') % hint if hint else "")
+
     def mcq(self, card) -> tuple[str, str]:
         """The Options field (front) and the Answers field (back) of an MCQ card."""
         shown = [_ShownOption(self.text(o.text), self.text(o.why), o.correct) for o in shown_options(card, self.course)]
@@ -205,7 +210,7 @@ _KIND_FIELDS = {
     "basic": lambda b, card: (b.text(card.front), b.text(card.back)),
     "reverse": lambda b, card: (b.text(card.front), b.text(card.back)),
     "cloze": lambda b, card: (b.cloze_text(card), b.text(card.back_extra)),
-    "mcq": lambda b, card: (b.text(card.question), *b.mcq(card)),
+    "mcq": lambda b, card: (b.question(card), *b.mcq(card)),
     "code": lambda b, card: (b.text(card.front), code_block(card.code, card.language), b.text(card.back)),
 }
 

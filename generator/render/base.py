@@ -24,7 +24,18 @@ _NEEDS_WORDS = {
 }
 _WITHOUT_WORDS = {"en": "builds without {}", "zh": "不含 {} 的构建版"}
 _BUILD_CAPABILITIES = ("cuda-built", "rocm-built", "cudnn-built", "mps-built")
+# The one phrasing for "several options are correct", added by every output (content never writes it).
+MULTI_HINT = {"en": "(select all that apply)", "zh": "（多选）"}
 _WHERE_WORDS = {"en": ("verified on torch {}", " (here)", ", "), "zh": ("已验证：torch {}", "（本机）", "、")}
+
+
+def takes_many_answers(item) -> bool:
+    """Whether a learner may pick several options: every ``multi`` question (even one with a single
+    right option, so the format gives nothing away), and a scenario or an MCQ card with more than
+    one right option. A scenario with one right option asks "which setting?" and reads as a single."""
+    if getattr(item, "kind", "") == "multi":
+        return True
+    return item.kind in ("scenario", "mcq") and sum(o.correct for o in item.options) > 1
 
 
 @dataclass(frozen=True)
@@ -35,6 +46,10 @@ class RenderJob:
     verification: Verification
     lang: str
     out_dir: Path
+
+    def multi_hint(self, item) -> str:
+        """'(select all that apply)' for an item that takes several answers; '' otherwise."""
+        return MULTI_HINT[self.lang] if takes_many_answers(item) else ""
 
     def t(self, text: Text | str | None) -> str:
         """``text`` in this job's language (English where no translation exists)."""

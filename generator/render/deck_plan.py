@@ -221,8 +221,12 @@ class DeckPlan:
                              22, before=10) for i, o in enumerate(shown(question, self.job.course)))
         notes = dataclasses.replace(self._notes("quiz", stem=self.t(question.stem)),
                                     verified=self.job.verified_where(question.facts))
+        stem = self._stem(question, 24, True)
+        hint = self.job.multi_hint(question)
+        if hint:
+            stem.insert(1, TextBlock((Para((Span(hint, italic=True),), 20),)))
         return SlideSpec("Quiz", f"quiz:{question.id}", self.words["quiz"][question.kind],
-                         (*self._stem(question, 24, True), TextBlock(options)), notes,
+                         (*stem, TextBlock(options)), notes,
                          self.job.item_mark(question.facts))
 
     def answer(self, question: Question) -> SlideSpec:

@@ -13,7 +13,7 @@ from typing import Sequence
 from ..model import Question
 from .base import RenderJob
 from .order import shown
-from .quiz_select import takes_many_answers
+from .base import takes_many_answers
 
 CATEGORY = "$course$/top/torchdeck"
 

@@ -24,7 +24,7 @@ from ..errors import BuildError
 from ..model import Question
 from .base import RenderJob
 from .moodle import moodle_xml
-from .quiz_select import Placed, SelectionError, Version, letter, make_versions, select, takes_many_answers
+from .quiz_select import Placed, SelectionError, Version, letter, make_versions, select
 
 __all__ = ["QuizOptions", "SelectionError", "render"]
 
@@ -53,8 +53,6 @@ WORDS = {
         "instructions": ("Tick the box of the one correct answer. Where a question says “select all that apply”, "
                          "tick every correct answer. Scenario questions also ask you to explain your choice "
                          "on the lines below them."),
-        "multi": "(select all that apply)",
-        "multi_said": "all that apply",  # a stem that already says so gets no second hint
         "explain": "Explain your choice:",
         "points": ("{} pt", "{} pts"),
         "key": "Answer key",
@@ -72,8 +70,6 @@ WORDS = {
         "questions": ("{} 题", "{} 题"),
         "total_points": ("{} 分", "{} 分"),
         "instructions": "单选题请勾选唯一正确的选项；标有“多选”的题目请勾选所有正确选项。情景题还需在题目下方的横线上写出理由。",
-        "multi": "（多选）",
-        "multi_said": "多选",
         "explain": "理由：",
         "points": ("{} 分", "{} 分"),
         "key": "答案",
@@ -177,11 +173,8 @@ def _sheet_question(job: RenderJob, number: int, placed: Placed) -> dict:
 
 
 def _hint(job: RenderJob, question: Question) -> str:
-    """'(select all that apply)' after the stem of a question that takes several answers, unless it says so."""
-    words = WORDS[job.lang]
-    if not takes_many_answers(question) or words["multi_said"] in job.t(question.stem).lower():
-        return ""
-    return words["multi"]
+    """'(select all that apply)' after the stem of a question that takes several answers."""
+    return job.multi_hint(question)
 
 
 def key_data(job: RenderJob, questions: Sequence[Question], versions: Sequence[Version], page: dict) -> dict:

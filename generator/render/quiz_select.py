@@ -14,22 +14,12 @@ from typing import Optional, Sequence
 
 from ..errors import BuildError
 from ..model import Option, Question
+from .base import takes_many_answers
 from .order import option_order as option_order_of
 
 
 class SelectionError(BuildError):
     """The filters leave no questions, or fewer than asked for."""
-
-
-def takes_many_answers(question: Question) -> bool:
-    """Whether students may tick several boxes: every ``multi`` question (even one with a single
-    right option, so the format gives nothing away) and a scenario with more than one right option.
-
-    A scenario with one right option asks "which setting?" and is answered like a ``single``.
-    """
-    if question.kind == "multi":
-        return True
-    return question.kind == "scenario" and sum(o.correct for o in question.options) > 1
 
 
 def letter(index: int) -> str:
