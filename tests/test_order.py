@@ -12,7 +12,6 @@ import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-import pytest
 from pptx import Presentation
 
 from generator.render import anki

@@ -14,7 +14,6 @@ from typing import Optional, Sequence
 
 from ..errors import BuildError
 from ..model import Option, Question
-from .base import takes_many_answers
 from .order import option_order as option_order_of
 
 
