@@ -114,7 +114,7 @@ def load(content_dir: str, modules=(), cache_dir=None) -> Course:
     return course.select(modules)
 
 
-def load_and_verify(content_dir, modules, *, python, timeout, no_cache, out_dir, quiet):
+def load_and_verify(content_dir, modules, *, python, timeout, no_cache, out_dir, quiet, controls=False):
     """The course and what torch says of its facts.
 
     With nothing cached, the worker starts before the content loads, so that
@@ -133,9 +133,10 @@ def load_and_verify(content_dir, modules, *, python, timeout, no_cache, out_dir,
         if show_bar:
             with click.progressbar(length=len(course.facts), label="verifying facts", file=sys.stderr) as bar:
                 verification = verify(course, python=python, timeout=timeout, cache_dir=cache_dir,
-                                      progress=bar.update, worker=worker)
+                                      progress=bar.update, worker=worker, controls=controls)
         else:
-            verification = verify(course, python=python, timeout=timeout, cache_dir=cache_dir, worker=worker)
+            verification = verify(course, python=python, timeout=timeout, cache_dir=cache_dir, worker=worker,
+                                  controls=controls)
     except VerifyError as err:
         raise Failure(str(err)) from None
     return course, verification
@@ -252,9 +253,13 @@ def guarded(function):
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), help="Write a Markdown report.")
 @click.option("--record", is_flag=True, help="Record the results in the ledger (<content>/ledger/), "
               "so that every output shows this torch among those the course was verified on.")
+@click.option("--controls", is_flag=True, help="Also rerun each passing check with what it reads from torch "
+              "changed (a flag flipped, a result shifted, a name removed) and run its written control: a check "
+              "that passes whatever changes is 'missed'. Exit 1 on any missed, or over 5%% reading nothing "
+              "that can be changed.")
 @guarded
 def verify_command(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, json_path, report_path,
-                   record):
+                   record, controls):
     """Check every fact against the installed torch."""
     from . import ledger
     from .atomic import atomic_write_text
@@ -262,7 +267,7 @@ def verify_command(content_dir, out_dir, lang, modules, quiet, python, timeout, 
 
     started = time.perf_counter()
     course, verification = load_and_verify(content_dir, modules, python=python, timeout=timeout,
-                                           no_cache=no_cache, out_dir=out_dir, quiet=quiet)
+                                           no_cache=no_cache, out_dir=out_dir, quiet=quiet, controls=controls)
     if json_path:
         atomic_write_text(json_path, json.dumps(verification.as_json(), indent=2, ensure_ascii=False) + "\n")
     if report_path:
@@ -274,10 +279,31 @@ def verify_command(content_dir, out_dir, lang, modules, quiet, python, timeout, 
         click.echo(f"  recorded {path}")
     try:
         report_problems(verification)
+        if controls:
+            report_controls(verification, quiet)
     finally:
-        click.echo(f"verify: {len(verification.results)} facts: {counts_line(verification)} "
+        control_counts = verification.control_counts()
+        controls_line = "; controls: " + ", ".join(f"{n} {c}" for c, n in control_counts.items()) if controls else ""
+        click.echo(f"verify: {len(verification.results)} facts: {counts_line(verification)}{controls_line} "
                    f"(torch {verification.torch}, python {verification.python}) "
                    f"in {time.perf_counter() - started:.2f}s")
+
+
+NONE_SHARE = 0.05  # at most this share of the checks that ran may read nothing a control can change
+
+
+def report_controls(verification: Verification, quiet: bool) -> None:
+    """List each check a control did not catch (``missed``) or could not test (``none``); exit 1 on any
+    missed, or when ``none`` exceeds NONE_SHARE of the checks that ran."""
+    weak = [r for r in verification.results.values() if r.control and r.control[0] in ("missed", "none")]
+    for result in weak:
+        click.echo(f"{result.file}:{result.line}: {result.control[0]}: {result.id}: {result.control[1]}", err=True)
+    counts = verification.control_counts()
+    ran = counts["caught"] + counts["missed"] + counts["none"]
+    if counts["missed"] or counts["none"] > NONE_SHARE * ran:
+        raise Failure(f"{counts['missed']} check(s) pass whatever torch does and {counts['none']} of {ran} "
+                      f"read nothing a control can change (at most {NONE_SHARE:.0%}); give each a sharper check "
+                      f"or a written control")
 
 
 @main.command()

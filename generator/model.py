@@ -5,6 +5,7 @@ silently ignored field.
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -85,6 +86,21 @@ class Fact(Strict):
     unless: list[Capability] = []  # holds only where torch lacks these (a CPU-wheel fact: unless: [cuda-built])
     torch: Optional[str] = None
     source: Optional[str] = None
+    # what would be seen were the claim false, for behaviour a control run cannot change from Python:
+    # it must fail where the check passes
+    control: Optional[Check] = None
+
+    @model_validator(mode="after")
+    def _control_is_a_rival(self):
+        if self.control is not None and negates(self.control, self.check):
+            raise ValueError("the control only negates the check: state what would be seen were the claim false "
+                             "(another observation), not the check's own test turned around")
+        return self
+
+    def control_key(self) -> str:
+        """``check_key`` with the control: what decides the fact's control result."""
+        control = self.control.as_dict() if self.control else None
+        return hashlib.sha256(json.dumps([self.check_key(), control], sort_keys=True).encode()).hexdigest()[:24]
 
     @model_validator(mode="after")
     def _requires_and_unless_disjoint(self):
@@ -113,6 +129,42 @@ class Fact(Strict):
             except InvalidSpecifier:
                 raise ValueError(f"'{value}' is not a PEP 440 version range such as '>=2.4'") from None
         return value
+
+
+_INVERSE = {"Eq": "NotEq", "NotEq": "Eq", "Is": "IsNot", "IsNot": "Is", "In": "NotIn", "NotIn": "In",
+            "Lt": "GtE", "GtE": "Lt", "Gt": "LtE", "LtE": "Gt"}
+
+
+def negates(control: Check, check: Check) -> bool:
+    """Whether ``control`` is ``check``'s own test turned around (``not``, an inverted comparison, an
+    ``assert`` of the opposite), which proves nothing about a rival hypothesis."""
+    turned = {(prefix, ast.dump(node)) for prefix, test in _final_test(check) for node in _turned_around(test)}
+    return any((prefix, ast.dump(test)) in turned for prefix, test in _final_test(control))
+
+
+def _final_test(check: Check) -> list:
+    """``[(the statements before it, the final test)]`` of an ``expr`` or a ``snippet`` ending in ``assert``."""
+    if check.kind not in ("expr", "snippet"):
+        return []
+    try:
+        tree = ast.parse(check.target, mode="eval" if check.kind == "expr" else "exec")
+    except SyntaxError:
+        return []
+    if isinstance(tree, ast.Expression):
+        return [((), tree.body)]
+    if tree.body and isinstance(tree.body[-1], ast.Assert):
+        return [(tuple(ast.dump(statement) for statement in tree.body[:-1]), tree.body[-1].test)]
+    return []
+
+
+def _turned_around(test) -> list:
+    out = [ast.UnaryOp(op=ast.Not(), operand=test)]
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        out.append(test.operand)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]).__name__ in _INVERSE:
+        inverse = getattr(ast, _INVERSE[type(test.ops[0]).__name__])()
+        out.append(ast.Compare(left=test.left, ops=[inverse], comparators=test.comparators))
+    return out
 
 
 class Option(Strict):

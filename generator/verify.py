@@ -8,7 +8,9 @@ Each fact's entry is keyed by the hash of its check, requires and torch range.
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime
+import functools
 import hashlib
 import json
 import os
@@ -26,6 +28,9 @@ if TYPE_CHECKING:  # not imported at run time: the CLI starts the worker before 
 
 WORKER = Path(__file__).with_name("worker.py")
 STATUSES = ("pass", "fail", "skip", "error")
+# What a control run says of a check that passed: a change to what it reads (or its written control)
+# made it fail, nothing did, or it reads nothing that can be changed; ``skip`` where the fact did not pass.
+CONTROLS = ("caught", "missed", "none", "skip")
 
 _PROBE = r"""
 import hashlib, importlib.util, json, os, re, sys
@@ -81,9 +86,13 @@ class FactResult:
     file: str
     line: int
     needs: tuple[str, ...] = ()
+    control: Optional[tuple[str, str]] = None  # (one of CONTROLS, what was changed) once controls ran
 
     def as_json(self) -> dict:
-        return {"id": self.id, "status": self.status, "detail": self.detail, "file": self.file, "line": self.line}
+        out = {"id": self.id, "status": self.status, "detail": self.detail, "file": self.file, "line": self.line}
+        if self.control:
+            out["control"], out["control_detail"] = self.control
+        return out
 
 
 @dataclass(frozen=True)
@@ -102,6 +111,13 @@ class Verification:
         counts = dict.fromkeys(STATUSES, 0)
         for result in self.results.values():
             counts[result.status] += 1
+        return counts
+
+    def control_counts(self) -> dict[str, int]:
+        counts = dict.fromkeys(CONTROLS, 0)
+        for result in self.results.values():
+            if result.control:
+                counts[result.control[0]] += 1
         return counts
 
     @property
@@ -134,19 +150,22 @@ class Verification:
 
 def verify(course: Course, *, python: Optional[str] = None, timeout: float = 10.0,
            cache_dir: Optional[Path] = Path("build/.cache"),
-           progress: Optional[Callable[[int], None]] = None, worker: Optional[Worker] = None) -> Verification:
+           progress: Optional[Callable[[int], None]] = None, worker: Optional[Worker] = None,
+           controls: bool = False) -> Verification:
     """Check every fact of ``course``; ``cache_dir=None`` runs every check afresh.
 
-    ``worker``, started early for this interpreter, is used or cancelled.
+    ``controls`` also runs each passing check in changed worlds (``mutants``) and its written
+    control, and gives every result its ``control``. ``worker``, started early for this
+    interpreter, is used or cancelled.
     """
     try:
-        return _verify(course, python, timeout, cache_dir, progress, worker)
+        return _verify(course, python, timeout, cache_dir, progress, worker, controls)
     finally:
         if worker is not None:
             worker.cancel()
 
 
-def _verify(course, python, timeout, cache_dir, progress, worker) -> Verification:
+def _verify(course, python, timeout, cache_dir, progress, worker, controls) -> Verification:
     interpreter = python or sys.executable
     env = probe(interpreter)
     cache = _Cache(cache_dir, env) if cache_dir else None
@@ -154,12 +173,12 @@ def _verify(course, python, timeout, cache_dir, progress, worker) -> Verificatio
     results: dict[str, FactResult] = {}
     to_run: list[Fact] = []
     for fact in facts:
-        cached = cache.get(fact) if cache else None
+        cached = cache.get(fact, controls) if cache else None
         if cached:
             results[fact.id] = _result(course, fact, *cached)
         elif outside_range(fact, env["torch"]):
             results[fact.id] = _result(course, fact, "skip", f"torch {env['torch']} is outside {fact.torch}",
-                                       [TORCH_RANGE])
+                                       [TORCH_RANGE], ("skip", "about another release") if controls else None)
         else:
             to_run.append(fact)
     if progress and len(results):
@@ -167,7 +186,7 @@ def _verify(course, python, timeout, cache_dir, progress, worker) -> Verificatio
     hello = cache.hello if cache and cache.hello else None
     if to_run:
         worker = worker or Worker(interpreter)
-        hello = worker.run(to_run, timeout, course, results, progress)
+        hello = worker.run(to_run, timeout, course, results, progress, controls)
         if cache:
             cache.store(hello, [(f, results[f.id]) for f in to_run])
     if hello is None:  # every fact was outside its range, nothing ran
@@ -206,9 +225,10 @@ def outside_range(fact: Fact, version: str) -> bool:
         return False
 
 
-def _result(course: Course, fact: Fact, status: str, detail: str, needs) -> FactResult:
+def _result(course: Course, fact: Fact, status: str, detail: str, needs, control=None) -> FactResult:
     origin = course.where(fact.id, "facts")
-    return FactResult(fact.id, status, detail, origin.file, origin.line, tuple(needs))
+    return FactResult(fact.id, status, detail, origin.file, origin.line, tuple(needs),
+                      tuple(control) if control else None)
 
 
 class Worker:
@@ -241,10 +261,13 @@ class Worker:
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             stream.close()
 
-    def run(self, facts, timeout, course, results, progress) -> dict:
-        """Send the checks, collect one result per fact into ``results``; returns the worker's hello."""
-        request = {"timeout": timeout,
-                   "checks": [worker_item(f) for f in facts]}
+    def run(self, facts, timeout, course, results, progress, controls=False) -> dict:
+        """Send the checks, collect one result per fact into ``results``; returns the worker's hello.
+
+        With ``controls``, every result also gets its control (``skip`` where the fact did not pass).
+        """
+        request = {"timeout": timeout, "controls": controls,
+                   "checks": [worker_item(f, controls) for f in facts]}
         try:
             self.process.stdin.write(json.dumps(request))
             self.process.stdin.close()
@@ -257,11 +280,21 @@ class Worker:
                 hello = message["hello"]
                 continue
             fact = facts[message["index"]]
+            if "control" in message:
+                results[fact.id] = dataclasses.replace(results[fact.id],
+                                                       control=(message["control"], message["detail"]))
+                continue
             skipped = message["status"] == "skip"
             needs = skip_needs(fact, hello["capabilities"]) if skipped else []
             results[fact.id] = _result(course, fact, message["status"], message["detail"], needs)
             if progress:
                 progress(1)
+        if controls:
+            for fact in facts:
+                result = results.get(fact.id)
+                if result is not None and result.control is None:
+                    reason = f"the fact's status here is {result.status}" if result.status != "pass" else "not run"
+                    results[fact.id] = dataclasses.replace(result, control=("skip", reason))
         stderr = self.process.stderr.read()
         self.process.wait()
         if hello is None:
@@ -272,11 +305,14 @@ class Worker:
         return hello
 
 
-def worker_item(fact: Fact) -> dict:
-    """What the worker needs to know of a fact: its check and the capabilities it requires or excludes."""
+def worker_item(fact: Fact, controls: bool = False) -> dict:
+    """What the worker needs to know of a fact: its check and the capabilities it requires or excludes
+    (with ``controls``, its written control too)."""
     item = {"check": fact.check.as_dict(), "requires": list(fact.requires)}
     if fact.unless:
         item["unless"] = list(fact.unless)
+    if controls and fact.control:
+        item["control"] = fact.control.as_dict()
     return item
 
 
@@ -311,26 +347,32 @@ def _valid_entry(entry) -> bool:
             and isinstance(entry[3], str))
 
 
+@functools.lru_cache(maxsize=None)
+def _mutants_hash() -> str:
+    return hashlib.sha256(WORKER.with_name("mutants.py").read_bytes()).hexdigest()[:16]
+
+
 def _today() -> str:
     return datetime.date.today().isoformat()
 
 
 class _Cache:
-    """One JSON file per interpreter fingerprint: ``{hello, facts: {key: [status, detail, needs, date]}}``."""
+    """One JSON file per interpreter fingerprint: ``{hello, facts: {key: [status, detail, needs, date]},
+    controls: {control key: [control, detail]}}``."""
 
     def __init__(self, folder: Path, env: dict):
         name = hashlib.sha256(json.dumps(env, sort_keys=True).encode()).hexdigest()[:20]
         self.path = Path(folder) / f"verify-{name}.json"
-        self.hello, self.entries = self._read()
+        self.hello, self.entries, self.controls = self._read()
         self._keys: dict[str, str] = {}  # fact id -> key: each fact's hash is taken once per run
 
-    def _read(self) -> tuple[Optional[dict], dict]:
+    def _read(self) -> tuple[Optional[dict], dict, dict]:
         """``(hello, entries)`` from the file; what is not of the expected shape is reported and dropped,
         never trusted (a dropped fact is simply checked again)."""
         try:
             text = self.path.read_text()
         except OSError:
-            return None, {}
+            return None, {}, {}
         try:
             data = json.loads(text)
             hello, facts = data["hello"], data["facts"]
@@ -339,12 +381,15 @@ class _Cache:
                 raise ValueError("not a verify cache")
         except (ValueError, KeyError, TypeError):
             print(f"warning: {self.path}: corrupt verify cache ignored; every fact is checked again", file=sys.stderr)
-            return None, {}
+            return None, {}, {}
         entries = {key: entry for key, entry in facts.items() if _valid_entry(entry)}
         if len(entries) != len(facts):
             print(f"warning: {self.path}: {len(facts) - len(entries)} corrupt cache entries ignored; "
                   "those facts are checked again", file=sys.stderr)
-        return hello, entries
+        controls = data.get("controls")
+        controls = {key: entry for key, entry in controls.items() if isinstance(entry, list) and len(entry) == 2
+                    and entry[0] in CONTROLS and isinstance(entry[1], str)} if isinstance(controls, dict) else {}
+        return hello, entries, controls
 
     def key(self, fact: Fact) -> str:
         key = self._keys.get(fact.id)
@@ -352,11 +397,21 @@ class _Cache:
             key = self._keys[fact.id] = fact.check_key()
         return key
 
-    def get(self, fact: Fact):
+    def control_key(self, fact: Fact) -> str:
+        """The fact's control key and the changes a control run makes (``mutants.py``): editing either
+        runs the controls again."""
+        return hashlib.sha256((fact.control_key() + _mutants_hash()).encode()).hexdigest()[:24]
+
+    def get(self, fact: Fact, controls: bool = False):
+        """``(status, detail, needs, control)`` of a cached fact; None where it must run (with ``controls``,
+        also where its control result is not cached)."""
         entry = self.entries.get(self.key(fact))
         if entry is None or self.hello is None:
             return None
-        return entry[0], entry[1], entry[2]
+        control = self.controls.get(self.control_key(fact)) if controls else None
+        if controls and control is None:
+            return None
+        return entry[0], entry[1], entry[2], control
 
     def oldest_date(self, facts) -> Optional[str]:
         entries = (self.entries.get(self.key(f)) for f in facts)
@@ -370,5 +425,7 @@ class _Cache:
         for fact, result in fresh:
             if result.status != "error":
                 self.entries[self.key(fact)] = [result.status, result.detail, list(result.needs), today]
+                if result.control and not (result.control[0] == "skip" and result.status == "pass"):
+                    self.controls[self.control_key(fact)] = list(result.control)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(self.path, json.dumps({"hello": hello, "facts": self.entries}))
+        atomic_write_text(self.path, json.dumps({"hello": hello, "facts": self.entries, "controls": self.controls}))

@@ -550,8 +550,12 @@ def child_main(checks, command_fd, out_fd, output_fd, timeout):
     for line in commands:
         item = checks[int(line)]
         _limit_cpu(timeout)
+        change = _make_change(item.get("mutate"))
         try:
-            status, detail = run_check(item["check"])
+            if change is not None and not change.installed:
+                status, detail = "n/a", ""
+            else:
+                status, detail = run_check(item["check"])
         except BaseException as err:  # SystemExit, KeyboardInterrupt from checked code
             status, detail = "error", "the check escaped: %s: %s" % (type(err).__name__, err)
         if os.getpid() != me:  # the copy a forking check made returns here too: it must not report
@@ -564,12 +568,30 @@ def child_main(checks, command_fd, out_fd, output_fd, timeout):
             status, detail = "error", "the check forked its interpreter; checks must not start processes"
         elif leftover:
             status, detail = "error", "the check left a process running (pid %d); it was ended" % leftover
-        dirty = bool(forked or leftover or flooded) or not state.restore(before)
-        result = json.dumps({"index": item["index"], "status": status, "detail": detail, "dirty": dirty})
+        dirty = bool(forked or leftover or flooded or change) or not state.restore(before)
+        result = {"index": item["index"], "status": status, "detail": detail, "dirty": dirty}
+        if change is not None:  # a changed world is never handed to the next check
+            result.update(change=change.described, seen=change.seen)
+        result = json.dumps(result)
         os.write(out_fd, (result + "\n").encode())
         if dirty:
             break
     os._exit(0)
+
+
+def _mutants():
+    try:
+        from . import mutants
+    except ImportError:  # run as a script: its folder is on the path
+        import mutants
+    return mutants
+
+
+def _make_change(mutate):
+    """The change a control run makes before its check (None for a plain check)."""
+    if mutate is None:
+        return None
+    return _mutants().apply(mutate["subject"], mutate["variant"], resolve)
 
 
 def _output_size():
@@ -783,7 +805,10 @@ def _read_result(child, checks, emit):
     result = json.loads(child.buffer)
     child.buffer = b""
     child.position = None
-    emit(result["index"], result["status"], result["detail"])
+    if "change" in result:
+        emit(result["index"], result["status"], result["detail"], change=result["change"], seen=result["seen"])
+    else:
+        emit(result["index"], result["status"], result["detail"])
     if result["dirty"]:  # the child exits now; a fresh one takes the next check
         child.close()
         return True
@@ -820,7 +845,14 @@ def main():
                     "capabilities": capabilities, "build": found.get("build", {})}})
     items = request["checks"]
 
+    statuses = {}  # index -> status, and -1-index -> the status of that fact's written control
+    timeout = float(request.get("timeout", 10))
+
     def emit(index, status, detail):
+        if index < 0:
+            statuses[index] = (status, detail)
+            return
+        statuses[index] = status
         message = {"index": index, "status": status, "detail": detail}
         if "id" in items[index]:  # an exported request: results name their fact and check
             message.update(id=items[index]["id"], hash=items[index].get("hash"))
@@ -833,10 +865,93 @@ def main():
             emit(index, "skip", reason)
         else:
             checks.append({"index": index, "check": item["check"]})
+            if request.get("controls") and item.get("control"):
+                checks.append({"index": -1 - index, "check": item["control"]})
     checks.sort(key=_schedule_rank)
     slots = max(1, min(_cores(), len(checks) or 1))
-    supervise(checks, float(request.get("timeout", 10)), emit, slots)
+    supervise(checks, timeout, emit, slots)
+    if request.get("controls"):
+        run_controls(items, statuses, timeout, slots, send)
     out.flush()
+
+
+# ---------------------------------------------------------------- controls
+class _Trials:
+    """The changes tried on one check, one at a time: each subject's variants in turn until one is caught."""
+
+    def __init__(self, subjects, limit):
+        self.subjects = subjects
+        self.position = 0
+        self.pending = [0]
+        self.limit = limit
+        self.tried = []
+        self.caught = None
+
+    def next(self):
+        """``{"subject", "variant"}`` to try next, or None when done."""
+        if self.caught is not None:
+            return None
+        while self.position < len(self.subjects) and len(self.tried) < self.limit:
+            if self.pending:
+                return {"subject": self.subjects[self.position], "variant": self.pending[0]}
+            self.position += 1
+            self.pending = [0]
+        return None
+
+    def record(self, status, change, seen):
+        variant = self.pending.pop(0)
+        if change is None:  # the variant did not apply: on to the next subject, or to a call's other kinds
+            if variant == 0 and seen in ("none", "context"):
+                self.pending = ["no-effect", "raise"]
+            else:
+                self.pending = []
+            return
+        self.tried.append(change)
+        if status == "fail":
+            self.caught = change
+        elif isinstance(variant, int):
+            self.pending.append(variant + 1)
+
+
+def run_controls(items, statuses, timeout, slots, send):
+    """For each check that passed: its written control must fail, else changes to what it reads must
+    make it fail. Sends ``{"index", "control": caught|missed|none, "detail"}`` for each."""
+    mutants = _mutants()
+    trials = {}
+    for index, item in enumerate(items):
+        if statuses.get(index) != "pass":
+            continue
+        written = statuses.get(-1 - index)
+        if written is not None:
+            status, detail = written
+            if status == "fail":
+                send({"index": index, "control": "caught", "detail": "its control fails: %s" % detail})
+            else:
+                send({"index": index, "control": "missed",
+                      "detail": "its control %s: the check cannot tell the claim from its rival" %
+                                ("passes too" if status == "pass" else "gave %s: %s" % (status, detail))})
+            continue
+        trials[index] = _Trials(mutants.subjects(item["check"]), mutants.MAX_TRIES)
+    while True:
+        batch = [(index, trial.next()) for index, trial in trials.items()]
+        batch = [(index, mutate) for index, mutate in batch if mutate is not None]
+        if not batch:
+            break
+        runs = [{"index": n, "check": items[index]["check"], "mutate": mutate}
+                for n, (index, mutate) in enumerate(batch)]
+
+        def record(n, status, detail, change=None, seen=None):
+            trials[batch[n][0]].record(status, change, seen)
+
+        supervise(runs, timeout, record, slots)
+    for index, trial in trials.items():
+        if trial.caught is not None:
+            send({"index": index, "control": "caught", "detail": "fails when " + trial.caught})
+        elif trial.tried:
+            send({"index": index, "control": "missed",
+                  "detail": "passes whatever changes: " + "; ".join(trial.tried)})
+        else:
+            send({"index": index, "control": "none", "detail": "reads nothing from torch that can be changed"})
 
 
 # Code that sets precision flags cannot be put back faithfully, so its child exits afterwards;
