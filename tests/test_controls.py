@@ -1,0 +1,130 @@
+"""Controls: a check must fail when what it reads from torch is changed, or its written control must fail."""
+from __future__ import annotations
+
+import yaml
+from click.testing import CliRunner
+
+import pytest
+
+from generator.cli import main
+from generator.loader import load_course
+from generator.mutants import subjects
+from generator.verify import verify
+
+CASES = {
+    # id: (check, written control or None, expected control)
+    "flag-default": ({"default": "torch.backends.cudnn.enabled", "equals": True}, None, "caught"),
+    "exists": ({"exists": "torch.backends.xnnpack"}, None, "caught"),
+    "absent": ({"absent": "torch.backends.mkl.is_enabled"}, None, "caught"),
+    "type": ({"type": "torch.backends.cudnn.benchmark", "is": "bool"}, None, "caught"),
+    "signature": ({"signature": "torch.backends.cuda.preferred_linalg_library", "params": ["backend"]}, None,
+                  "caught"),
+    "called-result": ({"expr": "torch.backends.mkldnn.is_available()"}, None, "caught"),
+    "returns-a-bool": ({"expr": "isinstance(torch.backends.mkldnn.is_available(), bool)"}, None, "caught"),
+    "setter-works": ({"snippet": "torch.set_num_threads(1)\nassert torch.get_num_threads() == 1"}, None, "caught"),
+    "write-read-back": ({"snippet": "import torch.backends.cudnn as cudnn\ncudnn.benchmark = True\n"
+                                    "assert cudnn.benchmark is True"}, None, "caught"),
+    "write-refused": ({"raises": "torch.backends.cudnn.enabled = 1", "error": "RuntimeError"}, None, "caught"),
+    "raising-call": ({"raises": "torch.backends.cuda.preferred_linalg_library('nope')", "error": "RuntimeError"},
+                     None, "caught"),
+    "hasattr": ({"expr": "hasattr(torch.backends, 'xnnpack')"}, None, "caught"),
+    # the issue's examples of checks that pass whatever torch does
+    "accepts-either": ({"expr": "torch.get_num_threads() in (torch.get_num_threads(), 1)"}, None, "missed"),
+    "two-runs-agree": ({"snippet": "import torch.nn.functional as F\nx = torch.randn(1, 1, 5, 5)\n"
+                                   "w = torch.randn(1, 1, 3, 3)\ntorch.backends.cudnn.benchmark = True\n"
+                                   "assert torch.equal(F.conv2d(x, w), F.conv2d(x, w))"}, None, "missed"),
+    "whatever-hip-is": ({"expr": "torch.version.hip is None or isinstance(torch.version.hip, str) "
+                                 "or torch.version.hip is not None"}, None, "missed"),
+    "arithmetic": ({"expr": "2 ** 10 == 1024"}, None, "none"),
+    "control-fails": ({"expr": "torch.finfo(torch.float32).eps == 2 ** -23"},
+                      {"expr": "torch.finfo(torch.float32).eps == 2 ** -10"}, "caught"),
+    "control-passes-too": ({"expr": "torch.finfo(torch.float32).eps < 1"},
+                           {"expr": "torch.finfo(torch.float32).eps < 2"}, "missed"),
+    "not-run": ({"expr": "torch.cuda.device_count() > 0"}, None, "skip"),
+}
+
+
+def write_content(folder, cases):
+    facts = []
+    for fact_id, (check, control, _) in cases.items():
+        fact = {"id": fact_id, "claim": f"claim {fact_id}", "check": check}
+        if control:
+            fact["control"] = control
+        if fact_id == "not-run":
+            fact["requires"] = ["cuda"]
+        facts.append(fact)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "t.yaml").write_text(yaml.safe_dump({"module": "torch.backends.t", "facts": facts}, sort_keys=False))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def controlled(tmp_path_factory):
+    folder = write_content(tmp_path_factory.mktemp("content"), CASES)
+    return verify(load_course(folder), timeout=5, cache_dir=None, controls=True)
+
+
+@pytest.mark.parametrize("fact_id", list(CASES))
+def test_each_control(controlled, fact_id):
+    result = controlled.results[fact_id]
+    assert result.control[0] == CASES[fact_id][2], result
+
+
+def test_a_control_says_what_it_changed(controlled):
+    results = controlled.results
+    assert results["flag-default"].control[1] == "fails when torch.backends.cudnn.enabled flipped to False"
+    assert "torch.get_num_threads does nothing" not in results["setter-works"].control[1]
+    assert "torch.set_num_threads does nothing" in results["setter-works"].control[1]
+    assert "writes to torch.backends.cudnn.enabled are accepted" in results["write-refused"].control[1]
+    assert "conv2d's result shifted" in results["two-runs-agree"].control[1]
+    assert "its control passes too" in results["control-passes-too"].control[1]
+
+
+def test_a_written_name_can_be_made_to_ignore_writes(monkeypatch):
+    import sys
+    import types
+
+    from generator.mutants import apply, variants
+    from generator.worker import resolve
+
+    module = types.ModuleType("fake_backend")
+    module.flag = False
+    monkeypatch.setitem(sys.modules, "fake_backend", module)
+    subject = {"path": "fake_backend.flag", "mode": "value", "written": True}
+    change = apply(subject, len(variants(False)), resolve)  # the last variant: writes are ignored
+    assert change.described == "fake_backend.flag stays False whatever is written to it"
+    module.flag = True
+    assert module.flag is False
+    assert apply(subject, len(variants(False)) + 1, resolve).described is None  # no such variant
+
+
+def test_observing_names_are_never_changed():
+    found = subjects({"snippet": "import torch.nn.functional as F\nx = torch.randn(2)\n"
+                                 "m = torch.backends.cuda.matmul\nassert torch.equal(x, x) and m.allow_tf32 is False\n"
+                                 "assert F.relu(x) is not None and getattr(torch.backends.mps, 'is_built')()"})
+    paths = [s["path"] for s in found]
+    assert "torch.randn" not in paths and "torch.equal" not in paths
+    assert {"torch.backends.cuda.matmul.allow_tf32", "torch.nn.functional.relu",
+            "torch.backends.mps.is_built"} <= set(paths)
+    assert paths[0].startswith("torch.backends")  # the likely subject first
+
+
+def test_a_control_that_negates_its_check_is_refused(tmp_path):
+    folder = write_content(tmp_path / "content", {
+        "negated": ({"expr": "torch.version.hip is None"}, {"expr": "torch.version.hip is not None"}, None)})
+    result = CliRunner().invoke(main, ["verify", "--content", str(folder), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2
+    assert "t.yaml:" in result.output and "only negates the check" in result.output
+
+
+def test_verify_controls_exits_1_on_a_missed_check_and_names_it(tmp_path):
+    folder = write_content(tmp_path / "content", {k: CASES[k] for k in ("flag-default", "accepts-either")})
+    result = CliRunner().invoke(main, ["verify", "--controls", "--content", str(folder), "--out",
+                                       str(tmp_path / "out"), "--json", str(tmp_path / "v.json")])
+    assert result.exit_code == 1, result.output
+    assert "missed: accepts-either" in result.output
+    assert "controls: 1 caught, 1 missed, 0 none, 0 skip" in result.output
+    import json
+
+    facts = {f["id"]: f for f in json.loads((tmp_path / "v.json").read_text())["facts"]}
+    assert facts["flag-default"]["control"] == "caught" and facts["accepts-either"]["control"] == "missed"
