@@ -462,6 +462,38 @@ def ledger_show(content_dir):
     click.echo(f"ledger: {len(paths)} run(s) in {folder}")
 
 
+@main.command("samples")
+@common_options
+@click.option("--python", "python", metavar="PATH", help="Run them with the torch of another interpreter.")
+@click.option("--timeout", default=20.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+              help="Seconds a single sample may run.")
+@guarded
+def samples_command(content_dir, out_dir, lang, modules, quiet, python, timeout):
+    """Run every Python code sample the outputs show; exit 1 when one does not run as marked."""
+    from . import samples
+    from .verify import VerifyError
+
+    started = time.perf_counter()
+    course = load(content_dir, modules)
+    found = samples.samples(course)
+    try:
+        results = samples.run(found, python, timeout)
+    except VerifyError as err:
+        raise Failure(str(err)) from None
+    counts: dict[str, int] = {}
+    for sample, (status, detail) in zip(found, results):
+        counts[status] = counts.get(status, 0) + 1
+        if status in ("fail", "error"):
+            where = course.where(sample.item, sample.section)
+            click.echo(f"{where}: {status}: {sample.item} (sample {sample.number}): {detail}", err=True)
+    summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+    click.echo(f"samples: {len(found)} code samples: {summary} in {time.perf_counter() - started:.1f}s")
+    bad = counts.get("fail", 0) + counts.get("error", 0)
+    if bad:
+        raise Failure(f"{bad} code sample(s) do not run as shown; fix them, or mark them "
+                      "runs: raises, runs: fragment or runs: gpu")
+
+
 @main.command("lint")
 @common_options
 def lint_command(content_dir, out_dir, lang, modules, quiet):

@@ -178,10 +178,17 @@ class Quote(Strict):
     source: str = Field(pattern=r"^https?://")
 
 
+# Whether a code sample runs as shown with torch imported (checked by ``torchdeck samples`` and
+# ``make test``), raises (the point of the sample), is an excerpt of a larger program, or needs a
+# CUDA GPU: the outputs mark the last two.
+Runs = Literal["yes", "raises", "fragment", "gpu"]
+
+
 class CodeExample(Strict):
     code: str = Field(min_length=1)
     language: str = "python"
     caption: Optional[LocalText] = None
+    runs: Runs = "yes"
 
 
 class Table(Strict):
@@ -266,6 +273,7 @@ class CodeCard(CardBase):
     front: LocalText
     code: str = Field(min_length=1)
     language: str = "python"
+    runs: Runs = "yes"
     back: LocalText
 
 
@@ -280,6 +288,7 @@ class Question(Strict):
     stem: LocalText
     code: Optional[str] = None
     language: str = "python"
+    runs: Runs = "yes"
     options: list[Option] = Field(min_length=2)
     points: int = Field(default=1, ge=1, le=20)
     difficulty: Difficulty = 1

@@ -305,6 +305,24 @@ class Worker:
         return hello
 
 
+    def run_items(self, items: list, timeout: float) -> list[tuple[str, str]]:
+        """``(status, detail)`` for each raw worker item (``{"check", "requires"}``), in order."""
+        try:
+            self.process.stdin.write(json.dumps({"timeout": timeout, "checks": items}))
+            self.process.stdin.close()
+        except BrokenPipeError:
+            pass
+        results: dict[int, tuple[str, str]] = {}
+        for line in self.process.stdout:
+            message = json.loads(line)
+            if "index" in message:
+                results[message["index"]] = (message["status"], message["detail"])
+        stderr = self.process.stderr.read()
+        self.process.wait()
+        return [results.get(i, ("error", f"the worker stopped early: {stderr.strip()[-300:]}"))
+                for i in range(len(items))]
+
+
 def worker_item(fact: Fact, controls: bool = False) -> dict:
     """What the worker needs to know of a fact: its check and the capabilities it requires or excludes
     (with ``controls``, its written control too)."""

@@ -46,6 +46,17 @@ def test_every_check_would_notice_its_claim_false(verification):
     assert len(none) <= NONE_SHARE * ran, none
 
 
+def test_every_code_sample_runs_as_marked(course):
+    from generator import samples
+
+    found = samples.samples(course)
+    results = samples.run(found)
+    broken = {f"{s.item} (sample {s.number})": detail for s, (status, detail) in zip(found, results)
+              if status in ("fail", "error")}
+    assert not broken, broken
+    assert sum(status == "pass" for status, _ in results) >= 100
+
+
 def test_lint_is_clean(course):
     assert [str(f) for f in lint(course)] == []
 

@@ -72,7 +72,7 @@ def build_notes(job: RenderJob) -> list[NoteSpec]:
                      for position, (module_index, module, card) in enumerate(_cards(job.course))),
                     key=lambda item: item[:2])
     numbered = [(due, module, card) for due, (_, _, module, card) in enumerate(placed, 1)]
-    ahead = highlight_ahead((card.code, card.language) for _, _, card in numbered if card.kind == "code")
+    ahead = highlight_ahead((job.code(card), card.language) for _, _, card in numbered if card.kind == "code")
     if ahead is None:
         return [builder.note(module, card, due) for due, module, card in numbered]
     try:
@@ -211,7 +211,7 @@ _KIND_FIELDS = {
     "reverse": lambda b, card: (b.text(card.front), b.text(card.back)),
     "cloze": lambda b, card: (b.cloze_text(card), b.text(card.back_extra)),
     "mcq": lambda b, card: (b.question(card), *b.mcq(card)),
-    "code": lambda b, card: (b.text(card.front), code_block(card.code, card.language), b.text(card.back)),
+    "code": lambda b, card: (b.text(card.front), code_block(b.job.code(card), card.language), b.text(card.back)),
 }
 
 

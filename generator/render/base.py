@@ -51,6 +51,13 @@ class RenderJob:
         """'(select all that apply)' for an item that takes several answers; '' otherwise."""
         return MULTI_HINT[self.lang] if takes_many_answers(item) else ""
 
+    def code(self, owner) -> str:
+        """The code of a lesson's example, a code card or a question as shown: with a first comment line
+        where it is an excerpt or needs a GPU (``samples.as_shown``)."""
+        from ..samples import as_shown
+
+        return as_shown(owner.code or "", owner.language, owner.runs, self.lang)
+
     def t(self, text: Text | str | None) -> str:
         """``text`` in this job's language (English where no translation exists)."""
         if text is None:

@@ -182,7 +182,7 @@ class DeckPlan:
             if example.caption:
                 blocks.append(TextBlock((Para(inline(self.t(example.caption), italic=True), 16),), "caption",
                                         keep_with_next=True))
-            blocks.append(CodeBlock(tuple(code_lines(example.code, example.language))))
+            blocks.append(CodeBlock(tuple(code_lines(self.job.code(example), example.language))))
         if lesson.table:
             blocks.append(self._table(lesson.table.columns, lesson.table.rows))
         if lesson.quote:
@@ -213,7 +213,7 @@ class DeckPlan:
     def _stem(self, question: Question, size: float, bold: bool) -> list[Block]:
         blocks: list[Block] = [TextBlock((Para(inline(self.t(question.stem), bold=bold), size),))]
         if question.code:
-            blocks.append(CodeBlock(tuple(code_lines(question.code, question.language))))
+            blocks.append(CodeBlock(tuple(code_lines(self.job.code(question), question.language))))
         return blocks
 
     def quiz(self, question: Question) -> SlideSpec:

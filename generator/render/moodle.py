@@ -70,7 +70,7 @@ def _question_html(job: RenderJob, question: Question) -> str:
     if scope:
         body += f"<p><small>({html.escape(scope)})</small></p>"
     if question.code:
-        body += f'<pre><code class="language-{html.escape(question.language)}">{html.escape(question.code)}</code></pre>'
+        body += f'<pre><code class="language-{html.escape(question.language)}">{html.escape(job.code(question))}</code></pre>'
     return body
 
 

@@ -143,7 +143,7 @@ def _printed_texts(job: RenderJob, title: str, questions: Sequence[Question]):
     yield title
     for question in questions:
         yield job.t(question.stem)
-        yield question.code or ""
+        yield job.code(question)
         for option in question.options:
             yield job.t(option.text)
             yield job.t(option.why)
@@ -165,7 +165,7 @@ def _sheet_question(job: RenderJob, number: int, placed: Placed) -> dict:
     question = placed.question
     return {"number": number, "points": _points(job, question), "stem": job.t(question.stem),
             "hint": _hint(job, question), "scope": job.scope(question.facts),
-            "code": code_lines(question.code, question.language),
+            "code": code_lines(job.code(question) or None, question.language),
             "options": [{"letter": letter(index), "text": job.t(option.text)}
                         for index, option in enumerate(placed.options)],
             "lines": WRITING_LINES if question.kind == "scenario" else 0}
@@ -192,7 +192,7 @@ def _key_question(job: RenderJob, question: Question, versions: Sequence[Version
     placements = [next(p for p in v.placed if p.question.id == question.id) for v in versions]
     where = WORDS[job.lang]["where"].format(" · ".join(f"{v.letter} {v.number_of(question)}" for v in versions))
     return {"id": question.id, "points": _points(job, question), "where": where,
-            "stem": job.t(question.stem), "code": code_lines(question.code, question.language),
+            "stem": job.t(question.stem), "code": code_lines(job.code(question) or None, question.language),
             "options": [{"letters": [p.letter_of(index) for p in placements], "correct": option.correct,
                          "text": job.t(option.text), "why": job.t(option.why)}
                         for index, option in enumerate(question.options)],
