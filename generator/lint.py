@@ -58,7 +58,26 @@ def lint(course: Course) -> list[Finding]:
             for field in ("notes", "ask"):
                 if getattr(lesson, field) is None:
                     findings.append(Finding(where, f"{lesson.id}.{field}", "a lesson needs speaker notes and a question for the room"))
-    return findings + item_findings(course)
+    return findings + item_findings(course) + statement_findings(course)
+
+
+def statement_findings(course: Course) -> list[Finding]:
+    """Fact parts of learner texts (before ``ℹ``) that state what no cited fact supports: a number none
+    of them mentions, or GPU behaviour where none of them needs a GPU."""
+    from . import statements
+
+    findings: list[Finding] = []
+    for text in statements.texts(course):
+        where, field = str(course.where(text.item.id, text.section)), f"{text.item.id}.{text.field}"
+        numbers = statements.number_findings(course, text)
+        if numbers:
+            findings.append(Finding(where, field, f"states {', '.join(numbers)}, which no fact it cites mentions: "
+                                    "cite the fact that checks it, or move the sentence after ℹ (explanation)"))
+        word = statements.gpu_finding(course, text)
+        if word:
+            findings.append(Finding(where, field, f"describes GPU behaviour ('{word}') but cites no fact that needs "
+                                    "a GPU: cite the GPU fact, or move the sentence after ℹ (explanation)"))
+    return findings
 
 
 # A hand-written "select all" hint: the outputs add their own, in one phrasing, where it applies.

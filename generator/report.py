@@ -47,6 +47,16 @@ def stats_table(course: Course, verification: Verification) -> str:
         lines.append("  ".join(str(row.get(h, 0)).rjust(widths[h]) if h != "module"
                                else str(row[h]).ljust(widths[h]) for h in header))
     cards = sum(totals[k] for k in ("basic", "reverse", "cloze", "mcq", "code"))
+    lines.append(statements_line(course))
     lines.append(f"stats: {len(course.modules)} modules, {sum(totals[s] for s in STATUSES)} facts, "
                  f"{cards} cards, {totals['questions']} questions, {totals['lessons']} lessons")
     return "\n".join(lines)
+
+
+def statements_line(course: Course) -> str:
+    """'statements: Anki 700 proven, 60 explanation; ...' (``statements.counts``)."""
+    from .statements import counts
+
+    names = {"anki": "Anki", "slides": "slides", "quiz": "quizzes"}
+    return "statements: " + "; ".join(f"{names[output]} {proven} proven, {explained} explanation"
+                                      for output, (proven, explained) in counts(course).items())

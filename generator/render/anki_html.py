@@ -17,6 +17,7 @@ from markupsafe import Markup
 from pygments.token import STANDARD_TYPES
 
 from .. import highlight
+from ..markup import split_explanation
 from ..parallel import in_background
 
 _ENTITIES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("{", "&#123;"), ("}", "&#125;"))  # & first
@@ -46,8 +47,12 @@ def _code_span(match: re.Match) -> str:
 
 
 def inline(text: str) -> Markup:
-    """A content text as field HTML."""
-    return Markup(_decorate(escape(text)))
+    """A content text as field HTML; an explanation (from ``ℹ`` on) is set apart in ``<span class="explain">``."""
+    fact, explanation = split_explanation(text)
+    html = _decorate(escape(fact))
+    if explanation:
+        html += (" " if fact else "") + '<span class="explain">' + _decorate(escape(explanation)) + "</span>"
+    return Markup(html)
 
 
 def cloze(text: str) -> Markup:

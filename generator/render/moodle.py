@@ -10,6 +10,7 @@ import html
 import xml.etree.ElementTree as ET
 from typing import Sequence
 
+from ..markup import split_explanation
 from ..model import Question
 from .base import RenderJob
 from .order import shown
@@ -29,7 +30,15 @@ def moodle_xml(job: RenderJob, questions: Sequence[Question], title: str) -> byt
 
 
 def inline_html(text: str) -> str:
-    """Escaped HTML; spans between backticks become ``<code>``."""
+    """Escaped HTML; spans between backticks become ``<code>``, an explanation (from ``ℹ`` on) ``<em>``."""
+    fact, explanation = split_explanation(text)
+    out = _code_spans(fact)
+    if explanation:
+        out += (" " if fact else "") + f"<em>{_code_spans(explanation)}</em>"
+    return out
+
+
+def _code_spans(text: str) -> str:
     parts = text.split("`")
     return "".join(f"<code>{html.escape(p)}</code>" if i % 2 else html.escape(p) for i, p in enumerate(parts))
 

@@ -18,6 +18,7 @@ from pygments.styles import get_style_by_name
 
 from .. import highlight
 from . import fit
+from ..markup import split_explanation
 
 EMU_PER_PT = 12700
 BULLET_HANG = 18.0  # pt a bullet hangs left of its paragraph's margin
@@ -80,11 +81,16 @@ class Para:
 
 
 def inline(text: str, **style) -> tuple[Span, ...]:
-    """Spans of ``text`` where `backticked` parts are set in the mono font."""
+    """Spans of ``text`` where `backticked` parts are set in the mono font and an explanation
+    (from ``ℹ`` on) in italics, muted."""
+    fact, explanation = split_explanation(text)
     spans = []
-    for index, part in enumerate(_INLINE_CODE.split(text)):
-        if part:
-            spans.append(Span(part, mono=index % 2 == 1, **style))
+    for part_text, part_style in ((fact, style), (explanation, {**style, "italic": True, "colour": style.get("colour") or "tx2"})):
+        if spans and part_text:
+            part_text = " " + part_text
+        for index, part in enumerate(_INLINE_CODE.split(part_text)):
+            if part:
+                spans.append(Span(part, mono=index % 2 == 1, **part_style))
     return tuple(spans) or (Span(" ", **style),)
 
 
