@@ -122,7 +122,7 @@ def gpu_finding(course, text: Text) -> str:
 
 
 def _evidence(course, item) -> str:
-    """What an item's numbers may come from: its cited facts (claim, check, control, release range)
+    """What an item's numbers may come from: its cited facts (claim, check, release range)
     and its own prompt (front, question, stem, code, title)."""
     import json
 
@@ -131,9 +131,8 @@ def _evidence(course, item) -> str:
         if fact_id not in course.defined_ids("facts"):
             continue
         fact = course.fact(fact_id)
+        # not the control: it states what would be seen were the claim false
         parts += [fact.claim.en, fact.claim.zh or "", json.dumps(fact.check.as_dict()), fact.torch or ""]
-        if fact.control:
-            parts.append(json.dumps(fact.control.as_dict()))
     for name in ("front", "question", "stem", "title", "text"):
         value = getattr(item, name, None)
         if value is not None and hasattr(value, "en"):
