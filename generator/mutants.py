@@ -191,8 +191,7 @@ def apply(subject, variant, resolve):
             change.described = "%s removed" % path
         return change
     if mode == "absent":
-        if variant == 0 and not present:
-            setattr(owner, name, _Stand())
+        if variant == 0 and not present and _add(owner, name, path, resolve):
             change.described = "%s added" % path
         return change
     if not present:
@@ -242,7 +241,15 @@ def _other_signature(*args, **kwargs):
 
 
 def variants(value):
-    """``(new value, how it was changed)`` for each plausible other value of ``value``."""
+    """``(new value, how it was changed)`` for each plausible other value of ``value`` (none where
+    another value cannot be made, e.g. a named tuple that refuses other lengths)."""
+    try:
+        return _variants(value)
+    except Exception:
+        return []
+
+
+def _variants(value):
     if isinstance(value, bool):
         return [(not value, "flipped to %r" % (not value)), (int(value), "made the int %d" % value)]
     if isinstance(value, enum.Enum):
@@ -265,6 +272,8 @@ def variants(value):
     if value is None:
         return [("12.1", "set to '12.1' (was None)"), (1, "set to 1 (was None)")]
     if isinstance(value, (tuple, list)):
+        if hasattr(value, "_fields"):  # a named tuple: change one field instead of its length
+            return _named_tuple_variants(value)
         shorter = value[:-1] if value else type(value)([0]) if isinstance(value, list) else (0,)
         out = [(shorter, "replaced by %r" % (shorter,))]
         if len(value) > 1 and list(value) != list(value)[::-1]:
@@ -291,6 +300,17 @@ def variants(value):
     if callable(value):
         return [(None, "replaced by None")]
     return []
+
+
+def _named_tuple_variants(value):
+    out = []
+    for field in value._fields:
+        for new, how in variants(getattr(value, field))[:1]:
+            try:
+                out.append((value._replace(**{field: new}), "with its %s %s" % (field, how)))
+            except Exception:
+                pass
+    return out
 
 
 def _tensor_variants(value, torch):
@@ -398,6 +418,16 @@ def _reclass(owner, namespace):
     except TypeError:
         return False
     return True
+
+
+def _add(owner, name, path, resolve):
+    """Make ``path`` resolve to a stand-in; False where its owner refuses new names."""
+    try:
+        setattr(owner, name, _Stand())
+    except Exception:
+        if not _reclass(owner, {name: _Stand()}):
+            return False
+    return _lookup(resolve, path)[0]
 
 
 def _remove(owner, name, path, resolve):

@@ -591,7 +591,11 @@ def _make_change(mutate):
     """The change a control run makes before its check (None for a plain check)."""
     if mutate is None:
         return None
-    return _mutants().apply(mutate["subject"], mutate["variant"], resolve)
+    mutants = _mutants()
+    try:
+        return mutants.apply(mutate["subject"], mutate["variant"], resolve)
+    except Exception:  # the change could not be made: it does not apply (the child exits afterwards)
+        return mutants.Change()
 
 
 def _output_size():
