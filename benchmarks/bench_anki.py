@@ -23,8 +23,9 @@ import genanki
 
 from generator import diagrams
 from generator.model import Course, Module
-from generator.render import anki, anki_html
-from generator.render.anki_html import code_block
+from generator.render import anki
+from generator.render.anki import html as anki_html
+from generator.render.anki.html import code_block
 from generator.render.base import RenderJob
 from generator.verify import FactResult, Verification
 
@@ -94,7 +95,7 @@ def time_torchdeck(folder: Path, course: Course, verification: Verification, rou
     job = RenderJob(course, verification, "en", folder)
     lock = folder / f"deck-{cold}-{round_number}.lock"
     started = time.perf_counter()
-    anki.render(job, lock)
+    anki.render(job, anki.AnkiOptions(lock))
     return time.perf_counter() - started
 
 

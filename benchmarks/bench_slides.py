@@ -26,7 +26,7 @@ from pptx import Presentation  # noqa: E402
 
 from generator.loader import load_course  # noqa: E402
 from generator.render.base import RenderJob  # noqa: E402
-from generator.render.slides import build_deck  # noqa: E402
+from generator.render.slides import build_presentation  # noqa: E402
 from generator.verify import verify  # noqa: E402
 
 TARGET = 2.0
@@ -65,12 +65,12 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as cache:
         verification = verify(course, cache_dir=Path(cache))
     jobs = [RenderJob(course, verification, lang, ROOT / "build") for lang in ("en", "zh")]
-    slides = sum(slide_count(build_deck(job)) for job in jobs)  # also the warm-up
+    slides = sum(slide_count(build_presentation(job)) for job in jobs)  # also the warm-up
     plain_deck(slides)
 
     def whole_course():
         for job in jobs:
-            build_deck(job)
+            build_presentation(job)
 
     ours, theirs = [], []
     for _ in range(ROUNDS):

@@ -30,8 +30,14 @@ class Failure(click.ClickException):
     exit_code = 1
 
 
+def _shipped_content() -> str:
+    from .resources import content
+
+    return str(content())
+
+
 def common_options(command):
-    @click.option("--content", "content_dir", default="content", show_default=True,
+    @click.option("--content", "content_dir", default=_shipped_content, show_default="the course torchdeck ships",
                   type=click.Path(file_okay=False), help="Folder of module YAML files (only it is loaded).")
     @click.option("--out", "out_dir", default="build", show_default=True, type=click.Path(file_okay=False),
                   help="Folder the outputs go to.")
@@ -319,15 +325,29 @@ def deck(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, 
     started = time.perf_counter()
     course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache,
                                            strict)
-    lock = Path(content_dir) / "deck.lock"
+    lock = lock_path(content_dir, out_dir)
     if diff:
         for job in jobs(course, verification, lang, out_dir):
             click.echo(anki.diff(job, lock).describe())
         return
-    paths = []
-    for job in jobs(course, verification, lang, out_dir):
-        paths += anki.render(job, lock, deck_stem(course, modules))
+    options = anki.AnkiOptions(lock=lock, stem=deck_stem(course, modules))
+    paths = [path for job in jobs(course, verification, lang, out_dir) for path in anki.render(job, options)]
     finish("deck", paths, started, verification, quiet)
+
+
+def lock_path(content_dir, out_dir) -> Path:
+    """The deck's lock: ``<content>/deck.lock``; for the course an installed torchdeck ships (never
+    written to), ``<out>/deck.lock``, started from the shipped one."""
+    from .resources import is_packaged
+
+    shipped = Path(content_dir) / "deck.lock"
+    if not is_packaged(content_dir):
+        return shipped
+    own = Path(out_dir) / "deck.lock"
+    if not own.exists() and shipped.exists():
+        own.parent.mkdir(parents=True, exist_ok=True)
+        own.write_bytes(shipped.read_bytes())
+    return own
 
 
 @main.command()
@@ -336,15 +356,14 @@ def deck(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, 
 @strict_option
 @guarded
 def slides(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict):
-    """Build the workshop PowerPoint decks."""
-    from .render import slides as slides_renderer
+    """Build the workshop PowerPoint presentations."""
+    from .render import slides as slides_output
 
     started = time.perf_counter()
     course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache,
                                            strict)
-    paths = []
-    for job in jobs(course, verification, lang, out_dir):
-        paths += slides_renderer.render(job, per_module=bool(modules))
+    options = slides_output.SlidesOptions(per_module=bool(modules))
+    paths = [path for job in jobs(course, verification, lang, out_dir) for path in slides_output.render(job, options)]
     finish("slides", paths, started, verification, quiet)
 
 
@@ -363,18 +382,18 @@ def slides(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache
 def quiz(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict,
          tags, difficulty, count, versions, seed, paper, title):
     """Build printable quiz sheets, answer keys and Moodle XML."""
-    from .render import quiz as quiz_renderer
+    from .render import quiz as quiz_output
 
     started = time.perf_counter()
     course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache,
                                            strict)
-    options = quiz_renderer.QuizOptions(tags=tags, difficulty=difficulty, count=count, versions=versions,
-                                        seed=seed, paper=paper, title=title)
+    options = quiz_output.QuizOptions(tags=tags, difficulty=difficulty, count=count, versions=versions,
+                                      seed=seed, paper=paper, title=title)
     paths = []
     for job in jobs(course, verification, lang, out_dir):
         try:
-            paths += quiz_renderer.render(job, options)
-        except quiz_renderer.SelectionError as err:
+            paths += quiz_output.render(job, options)
+        except quiz_output.SelectionError as err:
             raise click.UsageError(str(err)) from None
     finish("quiz", paths, started, verification, quiet)
 
@@ -385,18 +404,21 @@ def quiz(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, 
 @strict_option
 @guarded
 def build(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict):
-    """Verify once, then build deck, slides and quizzes."""
-    from .render import anki, quiz as quiz_renderer, slides as slides_renderer
+    """Verify once, then build every output (deck, slides, quizzes) with its defaults."""
+    from .render import OUTPUTS, options, output
 
     started = time.perf_counter()
     course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache,
                                            strict)
+    chosen = {"anki": options("anki", lock=lock_path(content_dir, out_dir), stem=deck_stem(course, modules)),
+              "slides": options("slides", per_module=bool(modules)),
+              "quiz": options("quiz")}
     paths = []
     for job in jobs(course, verification, lang, out_dir):
-        paths += anki.render(job, Path(content_dir) / "deck.lock", deck_stem(course, modules))
-        paths += slides_renderer.render(job, per_module=bool(modules))
-        if course.questions:  # a selection without questions gets no quiz rather than an error
-            paths += quiz_renderer.render(job, quiz_renderer.QuizOptions())
+        for name in OUTPUTS:
+            if name == "quiz" and not course.questions:  # a selection without questions gets no quiz
+                continue
+            paths += output(name).render(job, chosen[name])
     finish("build", paths, started, verification, quiet)
 
 
@@ -407,7 +429,8 @@ def ledger_group():
 
 @ledger_group.command("export")
 @click.argument("path", type=click.Path(dir_okay=False))
-@click.option("--content", "content_dir", default="content", show_default=True, type=click.Path(file_okay=False))
+@click.option("--content", "content_dir", default=_shipped_content, show_default="the course torchdeck ships",
+              type=click.Path(file_okay=False))
 @click.option("--timeout", default=10.0, show_default=True, help="Seconds a single check may run there.")
 @guarded
 def ledger_export(path, content_dir, timeout):
@@ -424,7 +447,8 @@ def ledger_export(path, content_dir, timeout):
 
 @ledger_group.command("import")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(dir_okay=False, exists=True))
-@click.option("--content", "content_dir", default="content", show_default=True, type=click.Path(file_okay=False))
+@click.option("--content", "content_dir", default=_shipped_content, show_default="the course torchdeck ships",
+              type=click.Path(file_okay=False))
 @click.option("--date", help="When the checks ran (YYYY-MM-DD; default: the results file's modification date).")
 @guarded
 def ledger_import(paths, content_dir, date):
@@ -445,7 +469,8 @@ def ledger_import(paths, content_dir, date):
 
 
 @ledger_group.command("show")
-@click.option("--content", "content_dir", default="content", show_default=True, type=click.Path(file_okay=False))
+@click.option("--content", "content_dir", default=_shipped_content, show_default="the course torchdeck ships",
+              type=click.Path(file_okay=False))
 @guarded
 def ledger_show(content_dir):
     """Every recorded run, with its counts and how many entries are stale."""

@@ -26,11 +26,11 @@ from generator.diagrams import diagram_filename
 from generator.errors import BuildError
 from generator.loader import load_course
 from generator.render import anki
-from generator.render.anki_html import cloze, inline
-from generator.render import anki_lock
-from generator.render.anki_lock import read_manifest
-from generator.render.anki_models import NOTE_TYPES, models_snapshot, stable_id
-from generator.render.anki_notes import ROOT_DECK, build_notes, deck_name, note_guid
+from generator.render.anki.html import cloze, inline
+from generator.render.anki import lock as anki_lock
+from generator.render.anki.lock import read_manifest
+from generator.render.anki.models import NOTE_TYPES, models_snapshot, stable_id
+from generator.render.anki.notes import ROOT_DECK, build_notes, deck_name, note_guid
 from generator.render.base import RenderJob
 from generator.verify import verify
 
@@ -109,7 +109,7 @@ def shipped(course, verification, tmp_path_factory):
     built = {}
     for lang in ("en", "zh"):
         job = RenderJob(course, verification, lang, folder / "build")
-        (path,) = anki.render(job, folder / "deck.lock")
+        (path,) = anki.render(job, anki.AnkiOptions(folder / "deck.lock"))
         col = new_collection(folder / f"col-{lang}")
         log = import_package(col, path)
         built[lang] = {"job": job, "path": path, "col": col, "log": log}
@@ -249,7 +249,7 @@ def test_building_twice_gives_the_same_bytes(shipped, tmp_path):
     lock = tmp_path / "deck.lock"
     shutil.copy(job.out_dir.parent / "deck.lock", lock)
     again = RenderJob(job.course, job.verification, "en", tmp_path)
-    (path,) = anki.render(again, lock)
+    (path,) = anki.render(again, anki.AnkiOptions(lock))
     assert path.read_bytes() == shipped["en"]["path"].read_bytes()
     assert lock.read_text() == (job.out_dir.parent / "deck.lock").read_text()
 
@@ -370,7 +370,7 @@ def small(tmp_path_factory):
     verification = verify(course, cache_dir=root / "cache")
     job = RenderJob(course, verification, "en", root / "build")
     lock = root / "deck.lock"
-    (path,) = anki.render(job, lock)
+    (path,) = anki.render(job, anki.AnkiOptions(lock))
     col = new_collection(root / "col")
     log = import_package(col, path)
     yield {"root": root, "course": course, "verification": verification, "job": job, "lock": lock,
@@ -482,7 +482,7 @@ def test_unclosed_cloze_is_a_build_error(small, tmp_path):
     (folder / "cudnn.yaml").write_text(text)
     job = RenderJob(load_course(folder), small["verification"], "en", tmp_path / "build")
     with pytest.raises(BuildError, match=r"cudnn.yaml:\d+: card t-cloze \(en\): a cloze deletion is not closed"):
-        anki.render(job, tmp_path / "deck.lock")
+        anki.render(job, anki.AnkiOptions(tmp_path / "deck.lock"))
     assert not (tmp_path / "deck.lock").exists() and not (tmp_path / "build").exists()
 
 
@@ -490,7 +490,7 @@ def test_broken_manifest_is_a_build_error(small, tmp_path):
     lock = tmp_path / "deck.lock"
     lock.write_text('{"version": 1, "notes": {"en": {"x": {"hash": "h"}}}}')
     with pytest.raises(BuildError, match="not a deck manifest"):
-        anki.render(small["job"], lock)
+        anki.render(small["job"], anki.AnkiOptions(lock))
 
 
 def test_diagram_only_where_a_lesson_shares_a_fact(small):
@@ -518,7 +518,7 @@ def test_update_cycle_keeps_reviews(small, tmp_path, monkeypatch):
     assert "~ t-reverse" in report.describe()
     an_hour_later = time.time() + 3600
     monkeypatch.setattr(anki_lock, "time", SimpleNamespace(time=lambda: an_hour_later))
-    (path,) = anki.render(job, lock)
+    (path,) = anki.render(job, anki.AnkiOptions(lock))
 
     mods_after = read_manifest(lock).notes_of("en")
     assert mods_after["t-reverse"].mod == int(an_hour_later)
@@ -561,7 +561,7 @@ def test_module_selection_keeps_other_entries(small, tmp_path):
     shutil.copy(small["lock"], lock)
     job = RenderJob(small["course"].select(["cudnn"]), small["verification"], "en", tmp_path / "build")
     assert anki.diff(job, lock).notes.removed == ()
-    anki.render(job, lock)
+    anki.render(job, anki.AnkiOptions(lock))
     assert "t-top-card" in read_manifest(lock).notes_of("en")
 
 

@@ -15,8 +15,8 @@ from click.testing import CliRunner
 from pptx import Presentation
 
 from generator.cli import main
-from generator.render.anki_lock import read_manifest
-from generator.render.anki_notes import note_guid
+from generator.render.anki.lock import read_manifest
+from generator.render.anki.notes import note_guid
 
 from test_anki import import_package, new_collection
 

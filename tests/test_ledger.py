@@ -15,7 +15,7 @@ from pptx import Presentation
 from generator import ledger
 from generator.cli import main
 from generator.loader import load_course
-from generator.render.anki_notes import note_guid
+from generator.render.anki.notes import note_guid
 from generator.render.scope import release_union
 
 from test_anki import import_package, new_collection

@@ -15,9 +15,9 @@ from pathlib import Path
 from pptx import Presentation
 
 from generator.render import anki
-from generator.render.moodle import moodle_xml
+from generator.render.quiz.moodle import moodle_xml
 from generator.render.order import option_order, shown
-from generator.render.slides import build_deck
+from generator.render.slides import build_presentation
 
 from test_anki import import_package, new_collection
 
@@ -40,7 +40,7 @@ def test_anki_mcq_cards_put_the_answer_anywhere(job_for, course, tmp_path):
     job = job_for("en", tmp_path)
     lock = tmp_path / "deck.lock"
     shutil.copy(ROOT / "content" / "deck.lock", lock)
-    (path,) = anki.render(job, lock)
+    (path,) = anki.render(job, anki.AnkiOptions(lock))
     col = new_collection(tmp_path / "col")
     try:
         import_package(col, path)
@@ -56,7 +56,7 @@ def test_anki_mcq_cards_put_the_answer_anywhere(job_for, course, tmp_path):
 
 
 def test_slides_put_the_answer_anywhere_and_true_first(job_for, course, tmp_path):
-    deck = Presentation(io.BytesIO(build_deck(job_for("en", tmp_path))))
+    deck = Presentation(io.BytesIO(build_presentation(job_for("en", tmp_path))))
     kinds = {q.id: q.kind for q in course.questions}
     firsts, true_first = [], []
     for slide in deck.slides:

@@ -36,7 +36,7 @@ from generator.render.order import shown
 from generator.loader import load_course
 from generator.render import quiz
 from generator.render.base import RenderJob
-from generator.render.quiz_select import SelectionError, make_versions, select
+from generator.render.quiz.select import SelectionError, make_versions, select
 from generator.verify import FactResult, Verification
 
 SEED = 7

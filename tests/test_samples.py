@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from generator.cli import main
 from generator.loader import load_course
 from generator.render.base import RenderJob
-from generator.render.moodle import moodle_xml
+from generator.render.quiz.moodle import moodle_xml
 from generator.verify import verify
 
 

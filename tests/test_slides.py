@@ -25,10 +25,11 @@ from pptx import Presentation
 from generator.diagrams import diagram_png
 from generator.errors import BuildError
 from generator.model import Course, Module
-from generator.render import fit, slides
+from generator.render.slides import fit
+from generator.render import slides
 from generator.render.base import RenderJob
-from generator.render.deck_plan import REVIEW_EVERY
-from generator.render.slide_words import WORDS
+from generator.render.slides.plan import REVIEW_EVERY
+from generator.render.slides.words import WORDS
 from generator.verify import verify
 
 A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
@@ -149,7 +150,7 @@ def module_decks(course, verification, tmp_path_factory):
     """``torchdeck slides --module a --module b``: one deck per selected module (read back, not converted)."""
     chosen = course.select([m.name for m in course.modules[:3]])
     job = RenderJob(chosen, verification, "en", tmp_path_factory.mktemp("modules"))
-    return job, slides.render(job, per_module=True)
+    return job, slides.render(job, slides.SlidesOptions(per_module=True))
 
 
 def _convert(groups, pdf_dir: Path, work: Path) -> None:
@@ -428,6 +429,25 @@ def test_per_module_decks_hold_one_module_each(module_decks):
         assert prs.slides[0].shapes.title.text_frame.text == module.display_title("en")
 
 
+def test_a_module_deck_draws_the_whole_course_map(module_decks, course):
+    """A module's presentation is a selection of the course: its map of torch.backends shows every
+    module, not only its own."""
+    from generator.diagrams import diagram_png
+
+    whole = diagram_png("backends-map", course)
+    job, paths = module_decks
+    shown = 0
+    for module, path in zip(job.course.modules, paths):
+        if not any("backends-map" in lesson.diagrams for lesson in module.lessons):
+            continue
+        pictures = {shape.image.blob for slide in Presentation(str(path)).slides for shape in slide.shapes
+                    if shape.shape_type == 13}
+        alone = diagram_png("backends-map", dataclasses.replace(course.select([module.name]), loaded=(module.name,)))
+        assert whole in pictures and alone not in pictures
+        shown += 1
+    assert shown, "no selected module shows the map"
+
+
 # ------------------------------------------------------------ template by name
 def _template_copy(tmp_path, edit) -> Path:
     source = zipfile.ZipFile(slides.TEMPLATE)
@@ -443,7 +463,7 @@ def test_layouts_are_found_by_name(built, tmp_path):
     job, _, _, _ = _deck(built, "stress-en")
     renamed = _template_copy(tmp_path, lambda n, d: d.replace(b'name="Quiz"', b'name="Pop Quiz"'))
     with pytest.raises(BuildError, match="no layout named 'Quiz'"):
-        slides.build_deck(job, template=renamed)
+        slides.build_presentation(job, template=renamed)
 
 
 def test_moving_a_layout_placeholder_moves_the_content(built, tmp_path):
@@ -455,7 +475,7 @@ def test_moving_a_layout_placeholder_moves_the_content(built, tmp_path):
                           lambda m: m[1] + b"3000000" + m[3] + str(int(m[4]) - 2451360).encode(), data, flags=re.S)
         return data
 
-    prs = Presentation(io.BytesIO(slides.build_deck(job, template=_template_copy(tmp_path, narrower))))
+    prs = Presentation(io.BytesIO(slides.build_presentation(job, template=_template_copy(tmp_path, narrower))))
     lesson = next(s for s in prs.slides if _kind(s) == "lesson")
     content = [s for s in lesson.shapes if not s.is_placeholder or s.placeholder_format.idx == 1]
     assert content and all(s.left == 3000000 for s in content if s.shape_type != 13)

@@ -17,7 +17,8 @@ from pygments.lexers import get_lexer_by_name
 from generator import highlight, parallel
 from generator.errors import BuildError
 from generator.model import Course, Module
-from generator.render import anki_html, anki_notes
+from generator.render.anki import html as anki_html
+from generator.render.anki import notes as anki_notes
 from generator.render.base import RenderJob
 from generator.verify import FactResult, Verification
 

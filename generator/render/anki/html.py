@@ -16,9 +16,9 @@ from typing import Iterable, Optional
 from markupsafe import Markup
 from pygments.token import STANDARD_TYPES
 
-from .. import highlight
-from ..markup import split_explanation
-from ..parallel import in_background
+from ... import highlight
+from ...markup import split_explanation
+from ...parallel import in_background
 
 _ENTITIES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("{", "&#123;"), ("}", "&#125;"))  # & first
 _CODE_BLOCKS: dict[tuple[str, str], Markup] = {}  # (code, language) -> HTML, for the process

@@ -24,10 +24,11 @@ from pptx.opc.packuri import PackURI
 from pptx.oxml import parse_xml
 from pptx.parts.slide import NotesSlidePart, SlidePart
 
-from ..errors import BuildError
-from .deck_plan import SlideSpec
+from ...errors import BuildError
+from .plan import SlideSpec
 from .flow import CELL_INSETS, GAP, MIN_PT, Area, Flow, PictureBlock, Placed, TableBlock, TextBlock
-from .pptx_text import EMU_PER_PT, Para, Span, Typefaces, clean, fill, inline, notes_xml, paras_xml
+from .drawingml import EMU_PER_PT, clean, fill, notes_xml, paras_xml
+from .text import Para, Span, Typefaces, inline
 
 NS = {"a": "http://schemas.openxmlformats.org/drawingml/2006/main",
       "p": "http://schemas.openxmlformats.org/presentationml/2006/main",
@@ -63,7 +64,7 @@ def xfrm(area: Area, tag: str = "a:xfrm") -> str:
             f'<a:ext cx="{emu(area.w)}" cy="{emu(area.h)}"/></{tag}>')
 
 
-class DeckWriter:
+class PresentationWriter:
     """A presentation opened from the template; ``add`` draws one planned slide (and its continuations)."""
 
     def __init__(self, template: Path, lang: str, footer: str, continued: str,

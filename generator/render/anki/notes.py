@@ -14,13 +14,13 @@ from typing import NamedTuple
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
-from ..diagrams import diagram_filename
-from ..errors import BuildError
-from ..model import Course, Module
-from .anki_html import cloze, code_block, highlight_ahead, inline
-from .anki_models import NOTE_TYPES, TEMPLATE_DIR
-from .base import RenderJob
-from .order import shown as shown_options
+from ...diagrams import diagram_filename
+from ...errors import BuildError
+from ...model import Course, Module
+from .html import cloze, code_block, highlight_ahead, inline
+from .models import NOTE_TYPES, TEMPLATE_DIR
+from ..base import RenderJob
+from ..order import shown as shown_options
 
 ROOT_DECK = "PyTorch torch.backends"
 _CLOZE_NUMBER = re.compile(r"\{\{c(\d+)::")

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from json.encoder import encode_basestring
 from pathlib import Path
 
-from ..atomic import atomic_write_text
-from ..errors import BuildError
+from ...atomic import atomic_write_text
+from ...errors import BuildError
 
 VERSION = 1
 _quoted = encode_basestring  # json.dumps of one string, without json.dumps' overhead

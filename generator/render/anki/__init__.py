@@ -16,12 +16,12 @@ from pathlib import Path
 import genanki
 from markupsafe import escape
 
-from ..diagrams import diagram_filename, diagram_png
-from .anki_lock import Changes, compare, read_manifest, stamp, write_manifest
-from .anki_models import NOTE_TYPES, stable_id
-from .anki_notes import ROOT_DECK, NoteSpec, build_notes, deck_name
-from .anki_package import PackagedNote, collection, write_apkg
-from .base import RenderJob
+from ...diagrams import diagram_filename, diagram_png
+from .lock import Changes, compare, read_manifest, stamp, write_manifest
+from .models import NOTE_TYPES, stable_id
+from .notes import ROOT_DECK, NoteSpec, build_notes, deck_name
+from .package import PackagedNote, collection, write_apkg
+from ..base import RenderJob
 
 STEM = "torch-backends"
 REQUIRED_DIAGRAMS = ("backends-map", "cudnn-flags")  # in every package, whether a card shows them or not
@@ -47,10 +47,18 @@ class DeckDiff:
         return "\n".join(lines)
 
 
-def render(job: RenderJob, lock_path: Path, stem: str = STEM) -> list[Path]:
+@dataclass(frozen=True)
+class AnkiOptions:
+    """``lock``: the manifest of note ids and changes (``deck.lock``); ``stem``: the package's file name."""
+
+    lock: Path
+    stem: str = STEM
+
+
+def render(job: RenderJob, options: AnkiOptions) -> list[Path]:
     """Write ``build/<stem>.<lang>.apkg`` and bring the manifest up to date."""
     with _without_cycle_collection():
-        return _render(job, Path(lock_path), stem)
+        return _render(job, Path(options.lock), options.stem)
 
 
 def _render(job: RenderJob, lock_path: Path, stem: str) -> list[Path]:

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from string import ascii_uppercase
 from typing import Optional, Sequence
 
-from ..errors import BuildError
-from ..model import Option, Question
-from .order import option_order as option_order_of
+from ...errors import BuildError
+from ...model import Option, Question
+from ..order import option_order as option_order_of
 
 
 class SelectionError(BuildError):

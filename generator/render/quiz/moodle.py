@@ -10,11 +10,11 @@ import html
 import xml.etree.ElementTree as ET
 from typing import Sequence
 
-from ..markup import split_explanation
-from ..model import Question
-from .base import RenderJob
-from .order import shown
-from .base import takes_many_answers
+from ...markup import split_explanation
+from ...model import Question
+from ..base import RenderJob
+from ..order import shown
+from ..base import takes_many_answers
 
 CATEGORY = "$course$/top/torchdeck"
 

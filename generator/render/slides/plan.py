@@ -20,13 +20,13 @@ from typing import Optional
 
 from PIL import Image
 
-from ..diagrams import DIAGRAM_NAMES, diagram_png
-from ..model import Card, Lesson, Module, Question
-from .base import RenderJob
-from .order import shown
+from ...diagrams import DIAGRAM_NAMES, diagram_png
+from ...model import Card, Lesson, Module, Question
+from ..base import RenderJob
+from ..order import shown
 from .flow import Block, CodeBlock, PictureBlock, TableBlock, TextBlock
-from .pptx_text import Para, Span, code_lines, inline
-from .slide_words import MINUTES, lessons_and_minutes, words
+from .text import Para, Span, code_lines, inline
+from .words import MINUTES, lessons_and_minutes, words
 
 REVIEW_EVERY = 3
 FLASHCARDS_PER_MODULE = 3
@@ -62,7 +62,7 @@ def letter(index: int) -> str:
     return chr(ord("A") + index)
 
 
-class DeckPlan:
+class SlidePlan:
     """Builds the slide specs of one deck from a verified course."""
 
     def __init__(self, job: RenderJob, *, whole_course: bool = True):

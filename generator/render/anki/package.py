@@ -18,7 +18,7 @@ from typing import NamedTuple
 from genanki.apkg_col import APKG_COL
 from genanki.apkg_schema import APKG_SCHEMA
 
-from ..atomic import atomic_path
+from ...atomic import atomic_path
 
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 

@@ -16,18 +16,18 @@ from typing import Optional, Sequence
 import typst
 from pygments.token import Comment, Keyword, Name, Number, Operator, String
 
-from .. import highlight
-from ..fonts import EMOJI, FOLDER as FONTS_FOLDER, unprintable_emoji
-from ..atomic import atomic_write_bytes
-from ..errors import BuildError
-from ..model import Question
-from .base import RenderJob
+from ... import highlight, resources
+from ...fonts import EMOJI, FOLDER as FONTS_FOLDER, unprintable_emoji
+from ...atomic import atomic_write_bytes
+from ...errors import BuildError
+from ...model import Question
+from ..base import RenderJob
 from .moodle import moodle_xml
-from .quiz_select import Placed, SelectionError, Version, letter, make_versions, select
+from .select import Placed, SelectionError, Version, letter, make_versions, select
 
 __all__ = ["QuizOptions", "SelectionError", "render"]
 
-TEMPLATE = Path(__file__).resolve().parents[2] / "templates" / "quiz.typ"
+TEMPLATE = resources.templates() / "quiz.typ"
 LATIN_FONT = "Libertinus Serif"  # embedded in Typst: no system font needed for English
 CJK_FONT = "Noto Sans CJK SC"  # from the system (fonts-noto-cjk): Chinese quizzes use the system's fonts
 MONO_FONT = "DejaVu Sans Mono"  # embedded in Typst

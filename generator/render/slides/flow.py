@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Optional, Sequence, Union
 
-from ..errors import BuildError
+from ...errors import BuildError
 from . import fit
-from .pptx_text import Para, Span, Typefaces, line_pt, pieces
+from .text import Para, Span, Typefaces, line_pt, pieces
 
 MIN_PT = 14.0  # no text is set smaller: what does not fit continues on the next slide
 WRAP_SLACK = 0.97  # wrap a little before the edge: renderers differ by a few tenths of a point

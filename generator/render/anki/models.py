@@ -15,12 +15,13 @@ import hashlib
 import json
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 import genanki
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "templates" / "anki"
+from ... import resources
+
+TEMPLATE_DIR = resources.templates() / "anki"
 CSS_FILE = "card.css"
 COMMON_FIELDS = ("Source", "Verified", "Extra", "Diagram")
 

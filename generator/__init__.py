@@ -1,0 +1,1 @@
+"""torchdeck: machine-verified study material about torch.backends (Anki deck, workshop slides, quizzes)."""

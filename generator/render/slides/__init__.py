@@ -1,0 +1,80 @@
+"""Workshop slides: a PowerPoint presentation per language, or one per module.
+
+``plan`` decides what each slide says (format-neutral ``text`` spans), ``flow``
+measures it with the real fonts (``fit``) and pours it onto as many slides as it
+needs, ``writer`` draws it into ``templates/slides.pptx`` (layouts by name, runs as
+``drawingml``) and saves reproducible bytes.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime
+from pathlib import Path
+
+from dataclasses import dataclass
+
+from ... import resources
+from ...atomic import atomic_write_bytes
+from ..base import RenderJob
+from .plan import SlidePlan, SlideSpec
+from .writer import PresentationWriter
+from .words import words
+
+TEMPLATE = resources.templates() / "slides.pptx"
+STEM = "torch-backends"
+
+
+@dataclass(frozen=True)
+class SlidesOptions:
+    """``per_module``: one presentation per selected module instead of one for the selection."""
+
+    per_module: bool = False
+    template: Path = TEMPLATE
+
+
+def render(job: RenderJob, options: SlidesOptions = SlidesOptions()) -> list[Path]:
+    """Write ``build/torch-backends.<lang>.pptx``, or with ``per_module`` one presentation per module.
+
+    A module's presentation is that module selected from the whole course (``Course.select``), so its
+    map of torch.backends still shows every module.
+    """
+    if options.per_module:
+        parts = [(f"{STEM}.{m.name}", dataclasses.replace(job, course=job.course.select([m.name])))
+                 for m in job.course.modules]
+    else:
+        parts = [(STEM, job)]
+    paths = []
+    for stem, part in parts:
+        path = part.output(stem, ".pptx")
+        atomic_write_bytes(path, build_presentation(part, whole_course=not options.per_module,
+                                                    template=options.template))
+        paths.append(path)
+    return paths
+
+
+def build_presentation(job: RenderJob, *, whole_course: bool = True, template: Path = TEMPLATE) -> bytes:
+    """The presentation of ``job.course`` as .pptx bytes."""
+    wording = words(job.lang)
+    specs = SlidePlan(job, whole_course=whole_course).slides()
+    writer = PresentationWriter(template, job.lang, job.verified_line(), wording["cont"],
+                        lambda spec, page, pages: notes_lines(wording, spec, page, pages))
+    for spec in specs:
+        writer.add(spec)
+    return writer.finish(specs[0].title, document_date(job.verification.date))
+
+
+def notes_lines(wording: dict, spec: SlideSpec, page: int, pages: int) -> list[str]:
+    """Speaker notes: what to say, the question for the room, the minutes to spend."""
+    notes = spec.notes
+    minutes = (wording["minutes"].format(n=notes.minutes) if pages == 1
+               else wording["minutes_part"].format(n=notes.minutes, k=page + 1, total=pages))
+    lines = [wording["say"] + notes.say, wording["ask"] + notes.ask, wording["time"] + minutes]
+    return lines + [notes.verified] if notes.verified else lines
+
+
+def document_date(text: str) -> datetime.datetime:
+    """The verification date as the document's created/modified date (a fixed date if unreadable)."""
+    try:
+        return datetime.datetime.strptime(text[:10], "%Y-%m-%d")
+    except ValueError:
+        return datetime.datetime(2000, 1, 1)

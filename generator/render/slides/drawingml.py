@@ -1,0 +1,68 @@
+"""The DrawingML XML that slide text becomes.
+
+Every run names both its Latin font (``a:latin``) and its East Asian font
+(``a:ea``), which python-pptx has no API for: without ``a:ea`` PowerPoint draws
+Chinese in whatever font the system picks, and lines measured in Noto Sans CJK
+would no longer fit. Line spacing is written as exact points (the height the
+fit module measured), so every application stacks lines the same way.
+"""
+from __future__ import annotations
+
+import re
+from typing import Optional, Sequence
+from xml.sax.saxutils import escape
+
+from .text import Para, Span, Typefaces, line_pt
+
+EMU_PER_PT = 12700
+BULLET_HANG = 18.0  # pt a bullet hangs left of its paragraph's margin
+_XML_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def clean(text: str) -> str:
+    return escape(_XML_UNSAFE.sub("", text))
+
+
+def fill(colour: Optional[str]) -> str:
+    """A solid fill: ``RRGGBB``, a theme colour (``accent3``) or a tint of one (``accent5:15``, 15 %)."""
+    if not colour:
+        return ""
+    if re.fullmatch(r"[0-9A-Fa-f]{6}", colour):
+        return f'<a:solidFill><a:srgbClr val="{colour.upper()}"/></a:solidFill>'
+    name, _, percent = colour.partition(":")
+    if percent:
+        shade = int(percent) * 1000
+        return (f'<a:solidFill><a:schemeClr val="{name}"><a:lumMod val="{shade}"/>'
+                f'<a:lumOff val="{100000 - shade}"/></a:schemeClr></a:solidFill>')
+    return f'<a:solidFill><a:schemeClr val="{name}"/></a:solidFill>'
+
+
+def run_xml(span: Span, size: float, faces: Typefaces, lang: str) -> str:
+    latin, ea = (faces.mono, faces.mono_ea) if span.mono else (faces.latin, faces.ea)
+    flags = (' b="1"' if span.bold else ' b="0"') + (' i="1"' if span.italic else "")
+    return (f'<a:r><a:rPr lang="{lang}" altLang="en-US" sz="{round(size * 100)}"{flags} dirty="0">'
+            f'{fill(span.colour)}<a:latin typeface="{latin}"/><a:ea typeface="{ea}"/>'
+            f'<a:cs typeface="{latin}"/></a:rPr><a:t>{clean(span.text)}</a:t></a:r>')
+
+
+def para_xml(para: Para, faces: Typefaces, lang: str) -> str:
+    margin = round(para.margin * EMU_PER_PT)
+    indent = -round(min(para.margin, BULLET_HANG) * EMU_PER_PT) if para.bullet else 0
+    bullet = (f'<a:buFont typeface="{faces.latin}"/><a:buChar char="{clean(para.bullet)}"/>'
+              if para.bullet else "<a:buNone/>")
+    runs = "".join(run_xml(s, para.size, faces, lang) for s in para.spans)
+    return (f'<a:p><a:pPr marL="{margin}" indent="{indent}" algn="{para.align}" eaLnBrk="1" latinLnBrk="0" '
+            f'hangingPunct="0">'
+            f'<a:lnSpc><a:spcPts val="{round(line_pt(para, faces) * 100)}"/></a:lnSpc>'
+            f'<a:spcBef><a:spcPts val="{round(para.before * 100)}"/></a:spcBef>{bullet}</a:pPr>{runs}'
+            f'<a:endParaRPr lang="{lang}" sz="{round(para.size * 100)}" dirty="0"/></a:p>')
+
+
+def paras_xml(paras: Sequence[Para], faces: Typefaces, lang: str) -> str:
+    return "".join(para_xml(p, faces, lang) for p in paras)
+
+
+def notes_xml(lines: Sequence[str], faces: Typefaces, lang: str, size: float = 12.0) -> str:
+    """Speaker-notes paragraphs (plain text, fonts named like every other run)."""
+    return "".join(
+        f'<a:p>{run_xml(Span(line or " "), size, faces, lang)}</a:p>' for line in lines)
