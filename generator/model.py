@@ -15,11 +15,11 @@ from typing import Annotated, Any, Literal, Optional, Union
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .text import LocalText
-from .worker import CAPABILITIES
+from .worker import CAPABILITIES, CHECK_KINDS as WORKER_CHECK_KINDS
 
 Id = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$", max_length=80)]
 Capability = Literal[tuple(CAPABILITIES)]
-CHECK_KINDS = ("exists", "absent", "default", "type", "signature", "expr", "snippet", "raises")
+CHECK_KINDS = tuple(WORKER_CHECK_KINDS)
 TYPE_NAMES = ("bool", "int", "float", "str", "callable", "module", "class")
 Difficulty = Annotated[int, Field(ge=1, le=3)]
 Tag = Annotated[str, Field(pattern=r"^[A-Za-z0-9_:.+-]+$")]
@@ -29,7 +29,7 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
-_COMPANIONS = {"default": "equals", "type": "is", "signature": "params", "raises": "error"}
+_COMPANIONS = {kind: companion for kind, (companion, _, _) in WORKER_CHECK_KINDS.items() if companion}
 
 
 class Check(Strict):
@@ -56,7 +56,8 @@ class Check(Strict):
             raise ValueError(f"a check holds exactly one of {', '.join(CHECK_KINDS)} (found: {found})")
         kind = given[0]
         needed = _COMPANIONS.get(kind)
-        for field_name, key in (("equals", "equals"), ("is_", "is"), ("params", "params"), ("error", "error")):
+        for key in _COMPANIONS.values():
+            field_name = "is_" if key == "is" else key
             given_here = field_name in self.model_fields_set
             if given_here and key != needed:
                 raise ValueError(f"'{key}' does not belong to a '{kind}' check")

@@ -46,10 +46,10 @@ def subjects(check):
     Modes: ``value`` (read), ``call`` (called), ``presence`` (``hasattr``/``getattr`` with a
     default), and for the PATH checks ``exists``, ``absent``, ``type``, ``signature``.
     """
-    for kind in ("default", "exists", "absent", "type", "signature"):
-        if kind in check:
-            return [{"path": check[kind], "mode": "value" if kind == "default" else kind}]
-    kind = next(k for k in ("expr", "snippet", "raises") if k in check)
+    kind = next(k for k in ("default", "exists", "absent", "type", "signature", "expr", "snippet", "raises")
+                if k in check)
+    if kind not in ("expr", "snippet", "raises"):  # a PATH check: its one subject is its PATH
+        return [{"path": check[kind], "mode": "value" if kind == "default" else kind}]
     try:
         tree = ast.parse(check[kind], mode="eval" if kind == "expr" else "exec")
     except SyntaxError:

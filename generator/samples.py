@@ -12,20 +12,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-MARKS = {
-    "fragment": {"en": "excerpt: part of a larger program", "zh": "节选：较大程序的一部分"},
-    "gpu": {"en": "needs a CUDA GPU", "zh": "需要 CUDA GPU"},
-}
+from .wording import words
+
 _COMMENT = {"python": "# ", "bash": "# ", "sh": "# ", "shell": "# ", "console": "# ", "yaml": "# ", "toml": "# ",
             "c": "// ", "cpp": "// ", "c++": "// ", "cuda": "// "}
 
 
 def as_shown(code: str, language: str, runs: str, lang: str) -> str:
     """``code`` as the outputs show it: with a comment line saying it is an excerpt or needs a GPU."""
-    if runs not in MARKS or not code:
+    if runs not in ("fragment", "gpu") or not code:
         return code
     comment = _COMMENT.get(language.lower(), "# ")
-    return f"{comment}{MARKS[runs][lang]}\n{code}"
+    return f"{comment}{words(lang)['sample'][runs]}\n{code}"
 
 
 @dataclass(frozen=True)

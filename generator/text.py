@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal, Optional
+from typing import Annotated, Optional
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 LANGS = ("en", "zh")
 _UNTRANSLATABLE = re.compile(r"^[\w.:()\[\]=+\-*/`'\",<>%]+$")
-Lang = Literal["en", "zh"]
 
 
 class Text(BaseModel):

@@ -35,8 +35,25 @@ try:
 except ImportError:  # not on Windows: no limits there
     resource = None
 
-KIND_ORDER = {"default": 0, "exists": 1, "absent": 1, "type": 1, "signature": 1,
-              "expr": 2, "raises": 2, "snippet": 2}
+# The one table of check kinds: kind -> (its companion key or None, what its target is: a dotted
+# PATH or Python code, rank: children run lower ranks first, so `default` reads a pristine state).
+# The content model derives its validation from it; `_run_check` has one branch per kind.
+CHECK_KINDS = {
+    "default": ("equals", "path", 0),
+    "exists": (None, "path", 1),
+    "absent": (None, "path", 1),
+    "type": ("is", "path", 1),
+    "signature": ("params", "path", 1),
+    "expr": (None, "code", 2),
+    "raises": ("error", "code", 2),
+    "snippet": (None, "code", 2),
+}
+CODE_KINDS = tuple(kind for kind, (_, target, _) in CHECK_KINDS.items() if target == "code")
+
+
+def check_kind(check):
+    """The kind of a check as the worker receives it (a dict holding one kind's key)."""
+    return next(kind for kind in CHECK_KINDS if kind in check)
 _MISSING = object()
 
 
@@ -131,8 +148,8 @@ def run_check(check):
     A check that cannot be compiled, or that runs out of memory, says nothing about its claim:
     ``error``, never ``fail``.
     """
-    kind = next(k for k in KIND_ORDER if k in check)
-    if kind in ("expr", "snippet", "raises"):
+    kind = check_kind(check)
+    if kind in CODE_KINDS:
         try:
             compile(check[kind], "<check>", "eval" if kind == "expr" else "exec")
         except (SyntaxError, ValueError) as err:
@@ -965,8 +982,8 @@ _LIKELY_DIRTY = re.compile(r"fp32_precision\s*=|allow_tf32\s*=|set_float32_matmu
 
 def _schedule_rank(item):
     check = item["check"]
-    kind = next(k for k in KIND_ORDER if k in check)
-    return KIND_ORDER[kind] + (1 if kind in ("expr", "snippet", "raises") and _LIKELY_DIRTY.search(check[kind]) else 0)
+    kind = check_kind(check)
+    return CHECK_KINDS[kind][2] + (1 if kind in CODE_KINDS and _LIKELY_DIRTY.search(check[kind]) else 0)
 
 
 def _calibrate_mkl_clock_in_background():

@@ -29,7 +29,7 @@ from generator.render.slides import fit
 from generator.render import slides
 from generator.render.base import RenderJob
 from generator.render.slides.plan import REVIEW_EVERY
-from generator.render.slides.words import WORDS
+from generator.wording import WORDS
 from generator.verify import verify
 
 A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
@@ -128,7 +128,7 @@ def stress_verification(stress_course, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def built(course, verification, stress_course, stress_verification, tmp_path_factory):
-    """Every deck the tests read: {key: (job, pptx path, pdf path)}, converted in one LibreOffice run."""
+    """Every presentation the tests read: {key: (job, Presentation, pptx path)}."""
     out = tmp_path_factory.mktemp("slides")
     decks = {}
     for lang in ("en", "zh"):
@@ -136,13 +136,20 @@ def built(course, verification, stress_course, stress_verification, tmp_path_fac
         decks[f"real-{lang}"] = (job, *slides.render(job))
         stress = RenderJob(stress_course, stress_verification, lang, out / "stress")
         decks[f"stress-{lang}"] = (stress, *slides.render(stress))
+    return {key: (job, Presentation(str(path)), path) for key, (job, path) in decks.items()}
+
+
+@pytest.fixture(scope="module")
+def drawn(built, tmp_path_factory):
+    """The presentations as LibreOffice draws them: {key: (Presentation, pdf path)}, converted in one run
+    per language; only the tests that read a PDF ask for it."""
+    out = tmp_path_factory.mktemp("drawn")
     flat = out / "flat"  # unique names: the real and the stress decks share file names
     flat.mkdir()
-    for key, (_, path) in decks.items():
+    for key, (_, _, path) in built.items():
         shutil.copyfile(path, flat / f"{key}.pptx")
     _convert([sorted(flat.glob("*-en.pptx")), sorted(flat.glob("*-zh.pptx"))], out / "pdf", out)
-    return {key: (job, Presentation(str(path)), path, out / "pdf" / f"{key}.pdf")
-            for key, (job, path) in decks.items()}
+    return {key: (prs, out / "pdf" / f"{key}.pdf") for key, (_, prs, _) in built.items()}
 
 
 @pytest.fixture(scope="module")
@@ -181,7 +188,7 @@ def _kind(slide) -> str:
 # --------------------------------------------------------------------- structure
 @pytest.mark.parametrize("key", ["real-en", "real-zh", "stress-en", "stress-zh"])
 def test_every_slide_uses_the_template_layout_named_for_its_kind(built, key):
-    _, prs, _, _ = _deck(built, key)
+    _, prs, _ = _deck(built, key)
     assert prs.slide_width == 12192000 and prs.slide_height == 6858000  # 16:9 from the template
     for slide in prs.slides:
         assert slide.slide_layout.name == LAYOUT_OF[_kind(slide)], _name(slide)
@@ -217,11 +224,11 @@ def _expected_names(course) -> list[str]:
 
 @pytest.mark.parametrize("key", ["real-en", "real-zh", "stress-en", "stress-zh"])
 def test_slide_sequence_matches_lessons_questions_and_reviews(built, key):
-    job, prs, _, _ = _deck(built, key)
+    job, prs, _ = _deck(built, key)
     names = [_name(s) for s in prs.slides]
     firsts = [n for n in names if ":cont" not in n]
     assert firsts == _expected_names(job.course)
-    cont = WORDS[job.lang]["cont"]
+    cont = WORDS[job.lang]["slides"]["cont"]
     for index, slide in enumerate(prs.slides):
         if ":cont" in _name(slide):  # continuation slides follow their first slide and say so
             first = _name(slide).split(":cont")[0]
@@ -232,7 +239,7 @@ def test_slide_sequence_matches_lessons_questions_and_reviews(built, key):
 @pytest.mark.parametrize("key", ["real-en", "stress-en"])
 def test_per_module_counts(built, key):
     """Each module's stretch of slides holds one lesson slide per lesson and a quiz and answer per question."""
-    job, prs, _, _ = _deck(built, key)
+    job, prs, _ = _deck(built, key)
     names = [_name(s) for s in prs.slides]
     for module in job.course.modules:
         start = names.index(f"section:{module.name}")
@@ -248,7 +255,7 @@ def test_per_module_counts(built, key):
 
 
 def test_the_stress_deck_continues_rather_than_shrinks(built):
-    job, prs, _, _ = _deck(built, "stress-en")
+    job, prs, _ = _deck(built, "stress-en")
     names = [_name(s) for s in prs.slides]
     assert sum(n.startswith("lesson:alpha-long:cont") for n in names) >= 3
     assert any(n.startswith("cheatsheet") for n in names)
@@ -257,7 +264,7 @@ def test_the_stress_deck_continues_rather_than_shrinks(built):
 
 
 def test_titles_shrink_to_fit_but_never_below_14_pt(built, tmp_path):
-    job, prs, _, _ = _deck(built, "stress-en")
+    job, prs, _ = _deck(built, "stress-en")
     long_title = next(s for s in prs.slides if _name(s) == "lesson:alpha-short")
     sizes = {r.font.size.pt for p in long_title.shapes.title.text_frame.paragraphs for r in p.runs}
     assert len(sizes) == 1 and 14 <= sizes.pop() < 32
@@ -270,7 +277,7 @@ def test_titles_shrink_to_fit_but_never_below_14_pt(built, tmp_path):
 
 
 def test_long_code_keeps_every_line_and_breaks_only_visibly(built):
-    _, prs, _, _ = _deck(built, "stress-en")
+    _, prs, _ = _deck(built, "stress-en")
     code_lines = []
     for shape in _shapes_of(prs, "lesson:alpha-long"):
         if shape.name.startswith("Code"):
@@ -288,7 +295,7 @@ def test_long_code_keeps_every_line_and_breaks_only_visibly(built):
 
 
 def test_tables_repeat_their_header_and_keep_every_row(built):
-    _, prs, _, _ = _deck(built, "stress-en")
+    _, prs, _ = _deck(built, "stress-en")
     rows = []
     for shape in _shapes_of(prs, "lesson:alpha-long"):
         if shape.has_table:
@@ -306,7 +313,7 @@ def _shapes_of(prs, slide_name_prefix: str):
 
 
 def test_points_survive_splitting_word_for_word(built):
-    _, prs, _, _ = _deck(built, "stress-zh")
+    _, prs, _ = _deck(built, "stress-zh")
     text = ""
     for slide in prs.slides:
         if _name(slide).startswith("lesson:alpha-long"):
@@ -319,8 +326,8 @@ def test_points_survive_splitting_word_for_word(built):
 # ------------------------------------------------------------ notes, footer, numbers
 @pytest.mark.parametrize("key", ["real-en", "real-zh", "stress-en", "stress-zh"])
 def test_every_content_slide_has_notes_with_say_ask_and_minutes(built, key):
-    job, prs, _, _ = _deck(built, key)
-    words = WORDS[job.lang]
+    job, prs, _ = _deck(built, key)
+    words = WORDS[job.lang]["slides"]
     lessons = {lesson.id: lesson for lesson in job.course.lessons}
     for slide in list(prs.slides)[1:]:
         assert slide.has_notes_slide, _name(slide)
@@ -341,7 +348,7 @@ def test_every_content_slide_has_notes_with_say_ask_and_minutes(built, key):
 
 @pytest.mark.parametrize("key", ["real-en", "real-zh", "stress-en"])
 def test_footer_on_every_slide_and_slide_number_fields_on_all_but_the_title(built, key):
-    job, prs, _, _ = _deck(built, key)
+    job, prs, _ = _deck(built, key)
     for index, slide in enumerate(prs.slides, 1):
         footers = [s for s in slide.placeholders if s.placeholder_format.idx == 11]
         assert [f.text_frame.text for f in footers] == [job.verified_line()]
@@ -354,7 +361,7 @@ def test_footer_on_every_slide_and_slide_number_fields_on_all_but_the_title(buil
 
 @pytest.mark.parametrize("key", ["real-zh", "real-en", "stress-zh"])
 def test_every_run_names_latin_and_east_asian_fonts(built, key):
-    _, _, path, _ = _deck(built, key)
+    _, _, path = _deck(built, key)
     with zipfile.ZipFile(path) as archive:
         parts = [n for n in archive.namelist() if re.match(r"ppt/(slides|notesSlides)/\w+\.xml$", n)]
         runs = 0
@@ -371,7 +378,7 @@ def test_every_run_names_latin_and_east_asian_fonts(built, key):
 
 
 def test_skipped_facts_are_visibly_marked(built):
-    job, prs, _, _ = _deck(built, "stress-en")
+    job, prs, _ = _deck(built, "stress-en")
     note = job.unverified_note(["alpha-out-of-range"])
     assert note
     marked = {_name(s) for s in prs.slides if any(note in sh.text_frame.text for sh in s.shapes if sh.has_text_frame)
@@ -384,7 +391,7 @@ def test_skipped_facts_are_visibly_marked(built):
 # ---------------------------------------------------------------- pictures
 @pytest.mark.parametrize("key", ["real-en", "stress-en"])
 def test_diagrams_keep_their_aspect_ratio_inside_the_body(built, key):
-    job, prs, _, _ = _deck(built, key)
+    job, prs, _ = _deck(built, key)
     pictures = 0
     for slide in prs.slides:
         body = next(p for p in slide.slide_layout.placeholders if p.placeholder_format.idx == 1)
@@ -404,13 +411,13 @@ def test_diagrams_keep_their_aspect_ratio_inside_the_body(built, key):
 
 # ------------------------------------------------------------ reproducibility
 def test_same_content_gives_identical_bytes_and_changed_content_does_not(built, tmp_path):
-    job, _, path, _ = _deck(built, "real-zh")
+    job, _, path = _deck(built, "real-zh")
     again = slides.render(dataclasses.replace(job, out_dir=tmp_path))[0]
     assert again.read_bytes() == path.read_bytes()
     with zipfile.ZipFile(again) as archive:
         assert {i.date_time for i in archive.infolist()} == {(1980, 1, 1, 0, 0, 0)}
         assert job.verification.date[:10].encode() in archive.read("docProps/core.xml")
-    stress, _, stress_path, _ = _deck(built, "stress-zh")
+    stress, _, stress_path = _deck(built, "stress-zh")
     other = dataclasses.replace(stress, out_dir=tmp_path / "other",
                                 verification=dataclasses.replace(stress.verification, date="2001-02-03"))
     changed = slides.render(other)[0]
@@ -460,14 +467,14 @@ def _template_copy(tmp_path, edit) -> Path:
 
 
 def test_layouts_are_found_by_name(built, tmp_path):
-    job, _, _, _ = _deck(built, "stress-en")
+    job, _, _ = _deck(built, "stress-en")
     renamed = _template_copy(tmp_path, lambda n, d: d.replace(b'name="Quiz"', b'name="Pop Quiz"'))
     with pytest.raises(BuildError, match="no layout named 'Quiz'"):
         slides.build_presentation(job, template=renamed)
 
 
 def test_moving_a_layout_placeholder_moves_the_content(built, tmp_path):
-    job, _, _, _ = _deck(built, "stress-en")
+    job, _, _ = _deck(built, "stress-en")
 
     def narrower(name, data):
         if name.startswith("ppt/slideLayouts/slideLayout") and b'name="Lesson"' in data:
@@ -528,8 +535,8 @@ def _inside(word, box) -> bool:
 
 
 @pytest.mark.parametrize("key", ["real-en", "real-zh", "stress-en", "stress-zh"])
-def test_every_text_span_lies_inside_the_slide_and_its_own_box(built, key):
-    _, prs, _, pdf = _deck(built, key)
+def test_every_text_span_lies_inside_the_slide_and_its_own_box(drawn, key):
+    prs, pdf = drawn[key]
     pages = _pdf_pages(pdf)
     assert len(pages) == len(prs.slides)
     checked = 0
@@ -547,9 +554,9 @@ def test_every_text_span_lies_inside_the_slide_and_its_own_box(built, key):
     assert checked > 100
 
 
-def test_code_lines_are_drawn_unwrapped(built):
+def test_code_lines_are_drawn_unwrapped(drawn):
     """As many lines of code in the PDF as paragraphs in each code box: LibreOffice wrapped none."""
-    _, prs, _, pdf = _deck(built, "stress-en")
+    prs, pdf = drawn["stress-en"]
     pages = _pdf_pages(pdf)
     boxes = 0
     for (_, _, words), slide in zip(pages, prs.slides):

@@ -157,8 +157,16 @@ def pid_and_square(number):
     return os.getpid(), number * number
 
 
-def test_in_background_runs_in_another_process():
-    pid, square = parallel.in_background(pid_and_square, 12).result()
+@pytest.fixture
+def two_cores(monkeypatch):
+    """The forking path, whatever this machine has (on one core ``in_background`` calls inline)."""
+    monkeypatch.setattr(parallel, "_cores", lambda: 2)
+
+
+def test_in_background_runs_in_another_process(two_cores):
+    pending = parallel.in_background(pid_and_square, 12)
+    assert pending.pid is not None
+    pid, square = pending.result()
     assert square == 144 and pid != os.getpid()
 
 
@@ -166,7 +174,7 @@ def raise_build_error(message):
     raise BuildError(message)
 
 
-def test_in_background_raises_what_the_call_raised():
+def test_in_background_raises_what_the_call_raised(two_cores):
     with pytest.raises(BuildError, match="content.yaml:3: card 7 is broken"):
         parallel.in_background(raise_build_error, "content.yaml:3: card 7 is broken").result()
 
@@ -175,17 +183,25 @@ def exit_three(_):
     os._exit(3)
 
 
-def test_a_dying_background_process_is_an_error_not_a_hang():
+def test_a_dying_background_process_is_an_error_not_a_hang(two_cores):
     with pytest.raises(RuntimeError, match="exit code 3"):
         parallel.in_background(exit_three, None).result()
 
 
-def test_cancel_stops_and_collects_the_process():
+def test_cancel_stops_and_collects_the_process(two_cores):
     pending = parallel.in_background(time.sleep, 30)
     pid = pending.pid
+    assert pid is not None
     pending.cancel()
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # already collected: no such child any more
+
+
+def test_on_one_core_the_call_is_made_on_result(monkeypatch):
+    monkeypatch.setattr(parallel, "_cores", lambda: 1)
+    pending = parallel.in_background(pid_and_square, 4)
+    assert pending.pid is None
+    assert pending.result() == (os.getpid(), 16)
 
 
 def test_without_fork_the_call_is_made_on_result(monkeypatch):

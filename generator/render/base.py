@@ -14,19 +14,11 @@ from ..model import Course
 from ..text import Text
 from ..verify import Verification, verified_in
 from ..worker import CAPABILITIES
+from ..wording import words
 from .scope import release_union
 
 _LANG_INDEX = {"en": 0, "zh": 1}
-_OTHER_NEEDS = {"torch-range": ("another torch version", "其他 torch 版本"), "rocm": ("ROCm", "ROCm")}
-_NEEDS_WORDS = {
-    "en": ("not verified here ({})", "verified against torch {} on {}", "needs {}", "about {}", "; "),
-    "zh": ("未在此环境验证（{}）", "已于 {1} 对照 torch {0} 验证", "需要 {}", "针对{}", "；"),
-}
-_WITHOUT_WORDS = {"en": "builds without {}", "zh": "不含 {} 的构建版"}
 _BUILD_CAPABILITIES = ("cuda-built", "rocm-built", "cudnn-built", "mps-built")
-# The one phrasing for "several options are correct", added by every output (content never writes it).
-MULTI_HINT = {"en": "(select all that apply)", "zh": "（多选）"}
-_WHERE_WORDS = {"en": ("verified on torch {}", " (here)", ", "), "zh": ("已验证：torch {}", "（本机）", "、")}
 
 
 def takes_many_answers(item) -> bool:
@@ -49,7 +41,7 @@ class RenderJob:
 
     def multi_hint(self, item) -> str:
         """'(select all that apply)' for an item that takes several answers; '' otherwise."""
-        return MULTI_HINT[self.lang] if takes_many_answers(item) else ""
+        return words(self.lang)["multi_hint"] if takes_many_answers(item) else ""
 
     def code(self, owner) -> str:
         """The code of a lesson's example, a code card or a question as shown: with a first comment line
@@ -69,12 +61,12 @@ class RenderJob:
         needs = self.verification.unverified_needs(fact_ids)
         if not needs:
             return ""
-        words = _NEEDS_WORDS[self.lang]
+        phrases = words(self.lang)["needs"]
         missing = [self.capability_name(n) for n in needs if not n.startswith("without:")]
         about = [self.capability_name(n) for n in needs if n.startswith("without:")]
-        reasons = ([words[2].format(", ".join(missing))] if missing else []) + \
-                  ([words[3].format(", ".join(about))] if about else [])
-        return words[0].format(words[4].join(reasons))
+        reasons = ([phrases[2].format(", ".join(missing))] if missing else []) + \
+                  ([phrases[3].format(", ".join(about))] if about else [])
+        return phrases[0].format(phrases[4].join(reasons))
 
     def item_mark(self, fact_ids) -> str:
         """What is shown beside an item: the releases and builds it is about, and '⚠ not verified here (...)'
@@ -86,9 +78,10 @@ class RenderJob:
         """``CUDA`` for ``cuda``, ``builds without CUDA`` for ``without:cuda-built``."""
         if need.startswith("without:"):
             base = need.removeprefix("without:").removesuffix("-built")
-            return _WITHOUT_WORDS[self.lang].format(self.capability_name(base))
-        names = CAPABILITIES[need][0] if need in CAPABILITIES else _OTHER_NEEDS.get(need, (need, need))
-        return names[_LANG_INDEX[self.lang]]
+            return words(self.lang)["without"].format(self.capability_name(base))
+        if need in CAPABILITIES:
+            return CAPABILITIES[need][0][_LANG_INDEX[self.lang]]
+        return words(self.lang)["other_needs"].get(need, need)
 
     def scope(self, fact_ids) -> str:
         """Which releases and builds the facts behind an item are about: 'since torch 2.15 · a CUDA build';
@@ -108,7 +101,7 @@ class RenderJob:
 
         'verified on torch 2.13.0+cpu (here), 2.15.0+cu132, 2.11.0+cu130 on NVIDIA H100'.
         """
-        lead, here_mark, comma = _WHERE_WORDS[self.lang]
+        lead, here_mark, comma = words(self.lang)["where"]
         fact_ids = tuple(fact_ids)
         results = [self.verification.results.get(f) for f in fact_ids]
         places = []
@@ -128,7 +121,7 @@ class RenderJob:
         """'verified against torch 2.13.0+cpu on 2026-11-23 (300 pass, 12 skip)'."""
         v = self.verification
         counts = v.counts()
-        base = _NEEDS_WORDS[self.lang][1].format(v.torch, v.date)
+        base = words(self.lang)["needs"][1].format(v.torch, v.date)
         return f"{base} ({counts['pass']} pass, {counts['skip']} skip)"
 
     def output(self, stem: str, suffix: str) -> Path:

@@ -7,10 +7,8 @@ from typing import Optional, Sequence
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-_WORDS = {
-    "en": {"since": "since torch {}", "until": "until torch {}", "between": "torch {} to {}", "only": "torch {} only"},
-    "zh": {"since": "torch {} 起", "until": "torch {} 及更早", "between": "torch {} 至 {}", "only": "仅 torch {}"},
-}
+from ..wording import words as _words
+
 # The release lines the words speak of: every minor release of torch 1 and 2 (and room to grow).
 _RELEASES = tuple([(1, minor) for minor in range(14)] + [(2, minor) for minor in range(60)])
 
@@ -30,7 +28,7 @@ def _union_words(specs: tuple[str, ...], lang: str) -> str:
     admitted = [any(Version(f"{major}.{minor}") in spec for spec in sets) for major, minor in releases]
     if all(admitted):
         return ""
-    words = _WORDS[lang]
+    words = _words(lang)["releases"]
     runs, start = [], None
     for index, inside in enumerate(admitted + [False]):
         if inside and start is None:

@@ -17,6 +17,7 @@ import typst
 from pygments.token import Comment, Keyword, Name, Number, Operator, String
 
 from ... import highlight, resources
+from ...wording import words as all_words
 from ...fonts import EMOJI, FOLDER as FONTS_FOLDER, unprintable_emoji
 from ...atomic import atomic_write_bytes
 from ...errors import BuildError
@@ -41,44 +42,6 @@ CODE_COLOURS = (  # first match wins; token types not listed print in the text c
     (Name.Decorator, "#8250df"),
 )
 
-WORDS = {
-    "en": {
-        "title": "torch.backends quiz",
-        "version": "Version {}",
-        "name": "Name", "class": "Class", "date": "Date", "score": "Score",
-        "total": "{questions} · {points} in total",
-        "questions": ("{} question", "{} questions"),
-        "total_points": ("{} point", "{} points"),
-        "instructions": ("Tick the box of the one correct answer. Where a question says “select all that apply”, "
-                         "tick every correct answer. Scenario questions also ask you to explain your choice "
-                         "on the lines below them."),
-        "explain": "Explain your choice:",
-        "points": ("{} pt", "{} pts"),
-        "key": "Answer key",
-        "key_heading": "Answer key: {}",
-        "grid": "Correct letters per version",
-        "detail": "Every question: why each option is right or wrong, and the facts behind it",
-        "where": "number on sheet: {}",
-        "facts": "Rests on: ",
-    },
-    "zh": {
-        "title": "torch.backends 测验",
-        "version": "{} 卷",
-        "name": "姓名", "class": "班级", "date": "日期", "score": "得分",
-        "total": "共 {questions}，总分 {points}",
-        "questions": ("{} 题", "{} 题"),
-        "total_points": ("{} 分", "{} 分"),
-        "instructions": "单选题请勾选唯一正确的选项；标有“多选”的题目请勾选所有正确选项。情景题还需在题目下方的横线上写出理由。",
-        "explain": "理由：",
-        "points": ("{} 分", "{} 分"),
-        "key": "答案",
-        "key_heading": "答案：{}",
-        "grid": "各卷正确选项",
-        "detail": "逐题解析：每个选项对错的理由及所依据的事实",
-        "where": "各卷题号：{}",
-        "facts": "依据：",
-    },
-}
 
 
 @dataclass(frozen=True)
@@ -99,7 +62,7 @@ def render(job: RenderJob, options: QuizOptions = QuizOptions()) -> list[Path]:
     questions = select(job.course.questions, tags=options.tags, difficulty=options.difficulty,
                        count=options.count, seed=options.seed)
     versions = make_versions(questions, options.versions, options.seed)
-    title = options.title or WORDS[job.lang]["title"]
+    title = options.title or all_words(job.lang)["quiz"]["title"]
     page = _page(job, options, title, questions)
     files = {job.output("quiz", f".{v.letter}.pdf"): typeset(sheet_data(job, v, page)) for v in versions}
     files[job.output("quiz", ".key.pdf")] = typeset(key_data(job, questions, versions, page))
@@ -125,7 +88,7 @@ def _page(job: RenderJob, options: QuizOptions, title: str, questions: Sequence[
         fonts.append(EMOJI_FONT)
     return {"lang": job.lang, "fonts": fonts, "mono_fonts": [MONO_FONT, *fonts[1:]],
             "paper": PAPERS[options.paper], "date": [year, month, day], "title": title,
-            "words": WORDS[job.lang], "footer": job.verified_line()}
+            "words": all_words(job.lang)["quiz"], "footer": job.verified_line()}
 
 
 def _has_emoji(job: RenderJob, title: str, questions: Sequence[Question]) -> bool:
@@ -153,7 +116,7 @@ def _printed_texts(job: RenderJob, title: str, questions: Sequence[Question]):
 
 def sheet_data(job: RenderJob, version: Version, page: dict) -> dict:
     """The student sheet of one version."""
-    words = WORDS[job.lang]
+    words = all_words(job.lang)["quiz"]
     points = sum(p.question.points for p in version.placed)
     return {**page, "kind": "sheet", "label": words["version"].format(version.letter),
             "total": _total(job, len(version.placed), points),
@@ -178,7 +141,7 @@ def _hint(job: RenderJob, question: Question) -> str:
 
 def key_data(job: RenderJob, questions: Sequence[Question], versions: Sequence[Version], page: dict) -> dict:
     """The answer key: the letter grid of every version, then every question explained."""
-    words = WORDS[job.lang]
+    words = all_words(job.lang)["quiz"]
     letters = [v.letter for v in versions]
     grid = [[str(number), *(v.placed[number - 1].correct_letters for v in versions)]
             for number in range(1, len(questions) + 1)]
@@ -190,7 +153,7 @@ def key_data(job: RenderJob, questions: Sequence[Question], versions: Sequence[V
 
 def _key_question(job: RenderJob, question: Question, versions: Sequence[Version]) -> dict:
     placements = [next(p for p in v.placed if p.question.id == question.id) for v in versions]
-    where = WORDS[job.lang]["where"].format(" · ".join(f"{v.letter} {v.number_of(question)}" for v in versions))
+    where = all_words(job.lang)["quiz"]["where"].format(" · ".join(f"{v.letter} {v.number_of(question)}" for v in versions))
     return {"id": question.id, "points": _points(job, question), "where": where,
             "stem": job.t(question.stem), "code": code_lines(job.code(question) or None, question.language),
             "options": [{"letters": [p.letter_of(index) for p in placements], "correct": option.correct,
@@ -212,12 +175,12 @@ def _points(job: RenderJob, question: Question) -> str:
 
 def _total(job: RenderJob, questions: int, points: int) -> str:
     """'12 questions · 20 points in total'."""
-    return WORDS[job.lang]["total"].format(questions=_counted(job, "questions", questions),
+    return all_words(job.lang)["quiz"]["total"].format(questions=_counted(job, "questions", questions),
                                            points=_counted(job, "total_points", points))
 
 
 def _counted(job: RenderJob, word: str, count: int) -> str:
-    one, many = WORDS[job.lang][word]
+    one, many = all_words(job.lang)["quiz"][word]
     return (one if count == 1 else many).format(count)
 
 

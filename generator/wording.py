@@ -1,0 +1,164 @@
+"""Every fixed phrase the outputs print, in each language the content has: one table.
+
+``words(lang)`` gives one language's phrases: the common ones (what is verified where, the
+several-answers hint, release ranges, code sample marks) at the top level, and the slides'
+and the quizzes' own under ``"slides"`` and ``"quiz"``.
+"""
+from __future__ import annotations
+
+_SLIDES = {
+    "en": {
+        "course": "torch.backends, hands-on",
+        "course_sub": "Modules: {modules} · lessons: {lessons} · quiz questions: {questions} · about {minutes} min",
+        "module_sub": "Lessons: {lessons} · quiz questions: {questions} · about {minutes} min",
+        "outline": "🧭 Learning outline",
+        "map": "🗺️ The map of torch.backends",
+        "cont": " (cont.)",
+        "quiz": {"single": "🎯 Quiz: pick one", "multi": "🎯 Quiz: several answers",
+                 "truefalse": "🎯 Quiz: true or false?", "scenario": "🎮 Scenario: you are the tuner"},
+        "answer": "✅ Answer: {letters}",
+        "review": "🔁 Review so far",
+        "cheat": "📋 Cheat sheet",
+        "flash": "🃏 Flashcard recap",
+        "cheat_columns": ("Module", "Topic", "Remember"),
+        "flash_columns": ("Question", "Answer"),
+        "source": "Source: ",
+        "why": "Why: ",
+        "blank": "[…]",
+        "say": "Say: ", "ask": "Ask the room: ", "time": "Time: ",
+        "minutes": "{n} min",
+        "minutes_part": "{n} min for the whole lesson (slide {k} of {total})",
+        "notes": {
+            "outline": ("Here is the route: {modules} modules, each with short lessons, a quiz after each topic "
+                        "and a review every few lessons.",
+                        "Which of these modules have you already touched in your own code?"),
+            "map": ("Every flag we discuss lives in one of these modules; find the group that matches your hardware.",
+                    "Which boxes matter for the machines you train on?"),
+            "section": ("{summary}", "What do you expect {module} to control? Shout out one guess."),
+            "lesson": ("Walk through the points: {takeaway}", "What is still unclear about {title}?"),
+            "diagram": ("Walk the picture step by step; let the room predict each next box before you point at it.",
+                        "Where on this picture does your own setup land?"),
+            "quiz": ("Read the question aloud, give the room 30 seconds, then take a show of hands for each letter.",
+                     "{stem}"),
+            "answer": ("Reveal the answer, then go through the why of every option, the wrong ones first.",
+                       "Who picked a wrong option? What made it tempting?"),
+            "review": ("Read each takeaway and ask a volunteer to say it in their own words.",
+                       "Which of these would you explain to a colleague first?"),
+            "cheat": ("The one slide to photograph: a line per topic, in teaching order.",
+                      "Which row surprised you most today?"),
+            "flash": ("Read each question, pause, let the room answer, then read the answer.",
+                      "Who can answer before I read it out?"),
+        },
+    },
+    "zh": {
+        "course": "torch.backends 实战工作坊",
+        "course_sub": "{modules} 个模块 · {lessons} 节课 · {questions} 道测验题 · 约 {minutes} 分钟",
+        "module_sub": "{lessons} 节课 · {questions} 道测验题 · 约 {minutes} 分钟",
+        "outline": "🧭 学习大纲",
+        "map": "🗺️ torch.backends 全景图",
+        "cont": "（续）",
+        "quiz": {"single": "🎯 选择题：选一个", "multi": "🎯 多选题",
+                 "truefalse": "🎯 判断题：对还是错？", "scenario": "🎮 场景题：你是调优大师"},
+        "answer": "✅ 答案：{letters}",
+        "review": "🔁 阶段复习",
+        "cheat": "📋 速查表",
+        "flash": "🃏 闪卡复习",
+        "cheat_columns": ("模块", "主题", "要点"),
+        "flash_columns": ("问题", "答案"),
+        "source": "出处：",
+        "why": "理由：",
+        "blank": "[…]",
+        "say": "讲解：", "ask": "提问：", "time": "时长：",
+        "minutes": "{n} 分钟",
+        "minutes_part": "整节课 {n} 分钟（第 {k}/{total} 页）",
+        "notes": {
+            "outline": ("今天的路线：{modules} 个模块，每个主题后有小测验，每隔几节课复习一次。",
+                        "这些模块里，哪些你已经在自己的代码里用过？"),
+            "map": ("我们讨论的每个开关都属于图中的某个模块；先找到和你的硬件对应的那一组。",
+                    "对你训练用的机器来说，哪些方框最重要？"),
+            "section": ("{summary}", "你觉得 {module} 控制的是什么？大胆猜一个。"),
+            "lesson": ("逐条讲解要点：{takeaway}", "关于「{title}」，还有哪里不清楚？"),
+            "diagram": ("一步一步讲解这张图；指向下一个方框之前，先让大家猜一猜。",
+                        "你自己的环境落在图中的哪个位置？"),
+            "quiz": ("朗读题目，给大家 30 秒思考，然后按选项举手投票。", "{stem}"),
+            "answer": ("公布答案，然后逐一讲解每个选项的理由，先讲错误选项。",
+                       "谁选了错误选项？它为什么看起来很有道理？"),
+            "review": ("逐条朗读要点，请一位同学用自己的话复述。", "这些要点里，你会最先讲给同事听哪一条？"),
+            "cheat": ("最值得拍照留存的一页：每个主题一行，按讲授顺序排列。", "今天哪一行最让你意外？"),
+            "flash": ("读出问题，停一下，让大家先回答，再读出答案。", "谁能在我读答案之前答出来？"),
+        },
+    },
+}
+
+_QUIZ = {
+    "en": {
+        "title": "torch.backends quiz",
+        "version": "Version {}",
+        "name": "Name", "class": "Class", "date": "Date", "score": "Score",
+        "total": "{questions} · {points} in total",
+        "questions": ("{} question", "{} questions"),
+        "total_points": ("{} point", "{} points"),
+        "instructions": ("Tick the box of the one correct answer. Where a question says “select all that apply”, "
+                         "tick every correct answer. Scenario questions also ask you to explain your choice "
+                         "on the lines below them."),
+        "explain": "Explain your choice:",
+        "points": ("{} pt", "{} pts"),
+        "key": "Answer key",
+        "key_heading": "Answer key: {}",
+        "grid": "Correct letters per version",
+        "detail": "Every question: why each option is right or wrong, and the facts behind it",
+        "where": "number on sheet: {}",
+        "facts": "Rests on: ",
+    },
+    "zh": {
+        "title": "torch.backends 测验",
+        "version": "{} 卷",
+        "name": "姓名", "class": "班级", "date": "日期", "score": "得分",
+        "total": "共 {questions}，总分 {points}",
+        "questions": ("{} 题", "{} 题"),
+        "total_points": ("{} 分", "{} 分"),
+        "instructions": "单选题请勾选唯一正确的选项；标有“多选”的题目请勾选所有正确选项。情景题还需在题目下方的横线上写出理由。",
+        "explain": "理由：",
+        "points": ("{} 分", "{} 分"),
+        "key": "答案",
+        "key_heading": "答案：{}",
+        "grid": "各卷正确选项",
+        "detail": "逐题解析：每个选项对错的理由及所依据的事实",
+        "where": "各卷题号：{}",
+        "facts": "依据：",
+    },
+}
+
+_COMMON = {
+    "en": {
+        # not verified here (reasons); verified against torch X on DATE; needs X; about X; joiner
+        "needs": ("not verified here ({})", "verified against torch {} on {}", "needs {}", "about {}", "; "),
+        "without": "builds without {}",
+        "other_needs": {"torch-range": "another torch version", "rocm": "ROCm"},
+        # the one phrasing for "several options are correct", added by every output (content never writes it)
+        "multi_hint": "(select all that apply)",
+        "where": ("verified on torch {}", " (here)", ", "),
+        "releases": {"since": "since torch {}", "until": "until torch {}", "between": "torch {} to {}",
+                     "only": "torch {} only"},
+        "sample": {"fragment": "excerpt: part of a larger program", "gpu": "needs a CUDA GPU"},
+        "lessons_minutes": ("{lessons} lesson · {minutes} min", "{lessons} lessons · {minutes} min"),
+    },
+    "zh": {
+        "needs": ("未在此环境验证（{}）", "已于 {1} 对照 torch {0} 验证", "需要 {}", "针对{}", "；"),
+        "without": "不含 {} 的构建版",
+        "other_needs": {"torch-range": "其他 torch 版本", "rocm": "ROCm"},
+        "multi_hint": "（多选）",
+        "where": ("已验证：torch {}", "（本机）", "、"),
+        "releases": {"since": "torch {} 起", "until": "torch {} 及更早", "between": "torch {} 至 {}",
+                     "only": "仅 torch {}"},
+        "sample": {"fragment": "节选：较大程序的一部分", "gpu": "需要 CUDA GPU"},
+        "lessons_minutes": ("{lessons} 节课 · {minutes} 分钟", "{lessons} 节课 · {minutes} 分钟"),
+    },
+}
+
+WORDS = {lang: {**common, "slides": _SLIDES[lang], "quiz": _QUIZ[lang]} for lang, common in _COMMON.items()}
+
+
+def words(lang: str) -> dict:
+    """The phrases of ``lang`` (English for a language the table lacks)."""
+    return WORDS.get(lang, WORDS["en"])
