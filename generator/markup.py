@@ -1,13 +1,32 @@
-"""Prose markup shared by every output: where a text stops stating checked fact.
+"""The prose markup every output reads, parsed here and nowhere else.
 
-Everything from the first ``ℹ`` to the end of a text is explanation or advice: it is not
-entailed by the facts its item cites. Every output shows it set apart (italic, muted) and
-keeps the ``ℹ``, so a learner can tell what was proven from what is explained; lint and the
-statement counts read the same split.
+- ```code``` : a pair of backticks on one line encloses inline code; a backtick without a partner
+  on its line is just a backtick.
+- ``{{c1::answer}}`` / ``{{c1::answer::hint}}`` : a cloze deletion (Anki's own syntax).
+- ``ℹ`` : everything from the first ``ℹ`` to the end of a text explains or advises; it is not
+  entailed by the facts its item cites. Every output sets it apart (italic, muted) and keeps
+  the ``ℹ``, so a learner can tell proven from advice; lint and the statement counts read the
+  same split.
+
+``segments(text)`` gives ``Segment``s that each output turns into its own format (HTML, DrawingML
+runs, Typst content), so an odd input renders the same everywhere.
 """
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 EXPLAIN = "ℹ"
+CODE_SPAN = re.compile(r"`([^`\n]+)`")
+CLOZE = re.compile(r"\{\{c(\d+)::(.*?)(?:::(.*?))?\}\}")  # number, answer, hint
+CLOZE_OPEN = re.compile(r"\{\{c(\d+)::")
+
+
+@dataclass(frozen=True)
+class Segment:
+    text: str
+    code: bool = False
+    explain: bool = False
 
 
 def split_explanation(text: str) -> tuple[str, str]:
@@ -16,3 +35,41 @@ def split_explanation(text: str) -> tuple[str, str]:
     if at < 0:
         return text, ""
     return text[:at].rstrip(" "), text[at:]
+
+
+def segments(text: str) -> list[Segment]:
+    """``text`` as plain and code segments, those of the explanation marked; a space joins the fact part
+    and the explanation."""
+    fact, explanation = split_explanation(text)
+    out = _code_segments(fact, False)
+    if explanation:
+        if out:
+            out.append(Segment(" "))
+        out += _code_segments(explanation, True)
+    return out
+
+
+def _code_segments(text: str, explain: bool) -> list[Segment]:
+    out, position = [], 0
+    for match in CODE_SPAN.finditer(text):
+        if match.start() > position:
+            out.append(Segment(text[position:match.start()], explain=explain))
+        out.append(Segment(match[1], code=True, explain=explain))
+        position = match.end()
+    if position < len(text):
+        out.append(Segment(text[position:], explain=explain))
+    return out
+
+
+def cloze_answers(text: str) -> str:
+    """A cloze text with every deletion replaced by its answer."""
+    return CLOZE.sub(r"\2", text)
+
+
+def cloze_blanks(text: str, blank: str) -> str:
+    """A cloze text with every deletion replaced by ``blank``."""
+    return CLOZE.sub(blank, text)
+
+
+def has_cloze(text: str) -> bool:
+    return bool(CLOZE_OPEN.search(text))

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from .markup import has_cloze
 from .text import LocalText
 from .worker import CAPABILITIES, CHECK_KINDS as WORKER_CHECK_KINDS
 
@@ -249,10 +250,8 @@ class ClozeCard(CardBase):
     @field_validator("text")
     @classmethod
     def _has_deletions(cls, value):
-        import re
-
         for lang, body in (("en", value.en), ("zh", value.zh)):
-            if body is not None and not re.search(r"\{\{c\d+::", body):
+            if body is not None and not has_cloze(body):
                 raise ValueError(f"the {lang} text has no cloze deletion such as {{{{c1::answer}}}}")
         return value
 

@@ -12,11 +12,10 @@ import re
 from dataclasses import dataclass
 from typing import Iterator
 
-from .markup import split_explanation
+from .markup import cloze_answers, split_explanation
 
 OUTPUTS = ("anki", "slides", "quiz")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(\"'0-9])|(?<=[。！？])")
-_CLOZE = re.compile(r"\{\{c\d+::(.*?)(?:::[^}]*)?\}\}")
 
 
 @dataclass(frozen=True)
@@ -63,7 +62,7 @@ def _card_texts(card) -> Iterator[Text]:
     if card.kind in ("basic", "reverse", "code"):
         yield Text("cards", card, "back", card.back.en, anki)
     elif card.kind == "cloze":
-        yield Text("cards", card, "text", _CLOZE.sub(r"\1", card.text.en), anki)
+        yield Text("cards", card, "text", cloze_answers(card.text.en), anki)
         if card.back_extra:
             yield Text("cards", card, "back_extra", card.back_extra.en, anki)
     elif card.kind == "mcq":

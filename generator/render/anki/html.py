@@ -17,13 +17,11 @@ from markupsafe import Markup
 from pygments.token import STANDARD_TYPES
 
 from ... import highlight
-from ...markup import split_explanation
+from ...markup import CLOZE_OPEN, CODE_SPAN, segments
 from ...parallel import in_background
 
 _ENTITIES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("{", "&#123;"), ("}", "&#125;"))  # & first
 _CODE_BLOCKS: dict[tuple[str, str], Markup] = {}  # (code, language) -> HTML, for the process
-_BACKTICKS = re.compile(r"`([^`\n]+)`")
-_CLOZE_OPEN = re.compile(r"\{\{c(\d+)::")
 _CLOSING_RUN = re.compile(r"\}{2,}")
 
 
@@ -38,7 +36,7 @@ def escape(text: str) -> str:
 def _decorate(escaped: str) -> str:
     """Backticked spans become ``<code>``, line breaks ``<br>``."""
     if "`" in escaped:
-        escaped = _BACKTICKS.sub(_code_span, escaped)
+        escaped = CODE_SPAN.sub(_code_span, escaped)
     return escaped.replace("\n", "<br>") if "\n" in escaped else escaped
 
 
@@ -47,12 +45,19 @@ def _code_span(match: re.Match) -> str:
 
 
 def inline(text: str) -> Markup:
-    """A content text as field HTML; an explanation (from ``ℹ`` on) is set apart in ``<span class="explain">``."""
-    fact, explanation = split_explanation(text)
-    html = _decorate(escape(fact))
-    if explanation:
-        html += (" " if fact else "") + '<span class="explain">' + _decorate(escape(explanation)) + "</span>"
-    return Markup(html)
+    """A content text as field HTML (``markup.segments``): code in ``<code>``, an explanation (from ``ℹ``
+    on) set apart in ``<span class="explain">``, line breaks as ``<br>``."""
+    html, explaining = [], False
+    for segment in segments(text):
+        if segment.explain and not explaining:
+            html.append('<span class="explain">')
+            explaining = True
+        body = escape(segment.text)
+        html.append("<code>" + body + "</code>" if segment.code else body)
+    if explaining:
+        html.append("</span>")
+    joined = "".join(html)
+    return Markup(joined.replace("\n", "<br>") if "\n" in joined else joined)
 
 
 def cloze(text: str) -> Markup:
@@ -69,7 +74,7 @@ def _cloze_pieces(text: str):
     """
     depth, position = 0, 0
     while position < len(text):
-        opening = _CLOZE_OPEN.match(text, position)
+        opening = CLOZE_OPEN.match(text, position)
         if opening:
             depth += 1
             yield opening.group(0)

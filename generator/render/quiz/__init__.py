@@ -21,6 +21,7 @@ from ...wording import words as all_words
 from ...fonts import EMOJI, FOLDER as FONTS_FOLDER, unprintable_emoji
 from ...atomic import atomic_write_bytes
 from ...errors import BuildError
+from ...markup import segments
 from ...model import Question
 from ..base import RenderJob
 from .moodle import moodle_xml
@@ -126,10 +127,10 @@ def sheet_data(job: RenderJob, version: Version, page: dict) -> dict:
 
 def _sheet_question(job: RenderJob, number: int, placed: Placed) -> dict:
     question = placed.question
-    return {"number": number, "points": _points(job, question), "stem": job.t(question.stem),
+    return {"number": number, "points": _points(job, question), "stem": rich(job.t(question.stem)),
             "hint": _hint(job, question), "scope": job.scope(question.facts),
             "code": code_lines(job.code(question) or None, question.language),
-            "options": [{"letter": letter(index), "text": job.t(option.text)}
+            "options": [{"letter": letter(index), "text": rich(job.t(option.text))}
                         for index, option in enumerate(placed.options)],
             "lines": WRITING_LINES if question.kind == "scenario" else 0}
 
@@ -155,9 +156,9 @@ def _key_question(job: RenderJob, question: Question, versions: Sequence[Version
     placements = [next(p for p in v.placed if p.question.id == question.id) for v in versions]
     where = all_words(job.lang)["quiz"]["where"].format(" · ".join(f"{v.letter} {v.number_of(question)}" for v in versions))
     return {"id": question.id, "points": _points(job, question), "where": where,
-            "stem": job.t(question.stem), "code": code_lines(job.code(question) or None, question.language),
+            "stem": rich(job.t(question.stem)), "code": code_lines(job.code(question) or None, question.language),
             "options": [{"letters": [p.letter_of(index) for p in placements], "correct": option.correct,
-                         "text": job.t(option.text), "why": job.t(option.why)}
+                         "text": rich(job.t(option.text)), "why": rich(job.t(option.why))}
                         for index, option in enumerate(question.options)],
             "facts": [_fact(job, fact_id) for fact_id in question.facts],
             "unverified": job.item_mark(question.facts), "verified": job.verified_where(question.facts)}
@@ -165,7 +166,7 @@ def _key_question(job: RenderJob, question: Question, versions: Sequence[Version
 
 def _fact(job: RenderJob, fact_id: str) -> dict:
     result = job.verification.results.get(fact_id)
-    return {"id": fact_id, "claim": job.t(job.course.fact(fact_id).claim),
+    return {"id": fact_id, "claim": rich(job.t(job.course.fact(fact_id).claim)),
             "status": result.status if result else "unchecked"}
 
 
@@ -182,6 +183,12 @@ def _total(job: RenderJob, questions: int, points: int) -> str:
 def _counted(job: RenderJob, word: str, count: int) -> str:
     one, many = all_words(job.lang)["quiz"][word]
     return (one if count == 1 else many).format(count)
+
+
+def rich(text: str) -> list[dict]:
+    """A content text as the template's ``inline`` takes it: ``markup.segments`` as
+    ``{"t": text, "c": code?, "e": explanation?}``."""
+    return [{"t": s.text, "c": s.code, "e": s.explain} for s in segments(text)]
 
 
 @functools.lru_cache(maxsize=1024)

@@ -10,7 +10,7 @@ import html
 import xml.etree.ElementTree as ET
 from typing import Sequence
 
-from ...markup import split_explanation
+from ...markup import segments
 from ...model import Question
 from ..base import RenderJob
 from ..order import shown
@@ -31,16 +31,12 @@ def moodle_xml(job: RenderJob, questions: Sequence[Question], title: str) -> byt
 
 def inline_html(text: str) -> str:
     """Escaped HTML; spans between backticks become ``<code>``, an explanation (from ``ℹ`` on) ``<em>``."""
-    fact, explanation = split_explanation(text)
-    out = _code_spans(fact)
-    if explanation:
-        out += (" " if fact else "") + f"<em>{_code_spans(explanation)}</em>"
-    return out
-
-
-def _code_spans(text: str) -> str:
-    parts = text.split("`")
-    return "".join(f"<code>{html.escape(p)}</code>" if i % 2 else html.escape(p) for i, p in enumerate(parts))
+    out = []
+    for segment in segments(text):
+        body = html.escape(segment.text)
+        body = f"<code>{body}</code>" if segment.code else body
+        out.append(f"<em>{body}</em>" if segment.explain else body)
+    return "".join(out).replace("</em><em>", "")
 
 
 def _category(path: str) -> ET.Element:

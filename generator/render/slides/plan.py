@@ -21,6 +21,7 @@ from typing import Optional
 from PIL import Image
 
 from ...diagrams import DIAGRAM_NAMES, diagram_png
+from ...markup import cloze_answers, cloze_blanks
 from ...model import Card, Lesson, Module, Question
 from ..base import RenderJob
 from ..order import shown
@@ -31,7 +32,6 @@ from .words import MINUTES, lessons_and_minutes, words
 REVIEW_EVERY = 3
 FLASHCARDS_PER_MODULE = 3
 BACKENDS_MAP = "backends-map"
-_CLOZE = re.compile(r"\{\{c\d+::(.*?)(?:::(.*?))?\}\}")
 
 
 @dataclass(frozen=True)
@@ -282,7 +282,7 @@ class SlidePlan:
         """A card as question and answer text, whatever its kind."""
         if card.kind == "cloze":
             text = self.t(card.text)
-            return _CLOZE.sub(self.words["blank"], text), _CLOZE.sub(r"\1", text)
+            return cloze_blanks(text, self.words["blank"]), cloze_answers(text)
         if card.kind == "mcq":
             correct = "; ".join(self.t(o.text) for o in card.options if o.correct)
             return self.t(card.question), correct

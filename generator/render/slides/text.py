@@ -3,7 +3,6 @@ measured in (``drawingml`` writes them as PowerPoint XML)."""
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, replace
 from typing import Optional
 
@@ -11,10 +10,9 @@ from pygments.styles import get_style_by_name
 
 from ... import highlight
 from . import fit
-from ...markup import split_explanation
+from ...markup import segments
 
 CODE_STYLE = "default"  # Pygments style: colours meant for a light grey box
-_INLINE_CODE = re.compile(r"`([^`]+)`")
 
 
 @dataclass(frozen=True)
@@ -73,14 +71,8 @@ class Para:
 def inline(text: str, **style) -> tuple[Span, ...]:
     """Spans of ``text`` where `backticked` parts are set in the mono font and an explanation
     (from ``ℹ`` on) in italics, muted."""
-    fact, explanation = split_explanation(text)
-    spans = []
-    for part_text, part_style in ((fact, style), (explanation, {**style, "italic": True, "colour": style.get("colour") or "tx2"})):
-        if spans and part_text:
-            part_text = " " + part_text
-        for index, part in enumerate(_INLINE_CODE.split(part_text)):
-            if part:
-                spans.append(Span(part, mono=index % 2 == 1, **part_style))
+    explained = {**style, "italic": True, "colour": style.get("colour") or "tx2"}
+    spans = [Span(s.text, mono=s.code, **(explained if s.explain else style)) for s in segments(text)]
     return tuple(spans) or (Span(" ", **style),)
 
 

@@ -1,0 +1,40 @@
+"""One markup, parsed in one place: every output reads the same segments."""
+from __future__ import annotations
+
+import pytest
+
+from generator.markup import Segment, cloze_answers, cloze_blanks, segments
+from generator.render.anki.html import inline as anki_inline
+from generator.render.quiz import rich
+from generator.render.quiz.moodle import inline_html
+from generator.render.slides.text import inline as slide_inline
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("plain", [Segment("plain")]),
+    ("set `benchmark` first", [Segment("set "), Segment("benchmark", code=True), Segment(" first")]),
+    ("an unpaired ` backtick", [Segment("an unpaired ` backtick")]),
+    ("`a` and ` b", [Segment("a", code=True), Segment(" and ` b")]),
+    ("no `code\nacross` lines", [Segment("no `code\nacross` lines")]),
+    ("`False`. ℹ Turn `it` on.", [Segment("False", code=True), Segment("."), Segment(" "),
+                                  Segment("ℹ Turn ", explain=True), Segment("it", code=True, explain=True),
+                                  Segment(" on.", explain=True)]),
+])
+def test_segments(text, expected):
+    assert segments(text) == expected
+
+
+@pytest.mark.parametrize("text", ["an unpaired ` backtick", "`a` and ` b", "x ℹ `y`"])
+def test_every_output_reads_the_same_segments(text):
+    parts = segments(text)
+    assert [(s["t"], s["c"], s["e"]) for s in rich(text)] == [(p.text, p.code, p.explain) for p in parts]
+    assert [(s.text, s.mono, s.italic) for s in slide_inline(text)] == [(p.text, p.code, p.explain) for p in parts]
+    html_codes = [p.text for p in parts if p.code]
+    assert str(anki_inline(text)).count("<code>") == len(html_codes) == inline_html(text).count("<code>")
+    assert "`" in str(anki_inline(text)) or "`" not in "".join(p.text for p in parts)
+
+
+def test_cloze_answers_and_blanks():
+    text = "{{c1::cuDNN}} picks {{c2::an algorithm::what?}} per shape"
+    assert cloze_answers(text) == "cuDNN picks an algorithm per shape"
+    assert cloze_blanks(text, "[…]") == "[…] picks […] per shape"
