@@ -10,13 +10,11 @@ around and inside them is escaped. Backticks mark code: `` `x` `` becomes
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Iterable, Optional
 
 from markupsafe import Markup
-from pygments.token import STANDARD_TYPES
 
-from ... import highlight
+from ... import colour
 from ...markup import CLOZE_OPEN, CODE_SPAN, segments
 from ...parallel import in_background
 
@@ -148,21 +146,6 @@ def _highlight_all(pieces: list[tuple[str, str]]) -> list[Markup]:
 
 def _highlighted(code: str, language: str) -> Markup:
     """Tokens formatted here rather than by Pygments' HtmlFormatter, which costs more than the lexing it wraps."""
-    runs: list[list] = []  # [css class, text]: neighbouring tokens of one class merged
-    for token, text in highlight.tokens(code.removesuffix("\n"), language):
-        css_class = _css_class(token)
-        if runs and runs[-1][0] == css_class:
-            runs[-1][1] += text
-        else:
-            runs.append([css_class, text])
     spans = "".join(f'<span class="{css_class}">{escape(text)}</span>' if css_class else escape(text)
-                    for css_class, text in runs)
+                    for text, css_class in colour.runs(code.removesuffix("\n"), language, colour.css_class))
     return Markup(f'<pre class="highlight"><code>{spans}</code></pre>')
-
-
-@lru_cache(maxsize=None)
-def _css_class(token_type) -> str:
-    """Pygments' short class (``k``, ``s1``); an unlisted subtype takes its parent's."""
-    while token_type not in STANDARD_TYPES:
-        token_type = token_type.parent
-    return STANDARD_TYPES[token_type]

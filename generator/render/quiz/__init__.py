@@ -14,9 +14,8 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 import typst
-from pygments.token import Comment, Keyword, Name, Number, Operator, String
 
-from ... import highlight, resources
+from ... import colour, resources
 from ...wording import words as all_words
 from ...fonts import EMOJI, FOLDER as FONTS_FOLDER, unprintable_emoji
 from ...atomic import atomic_write_bytes
@@ -37,11 +36,6 @@ EMOJI_FONT = "Noto Color Emoji"  # the content's emoji, shipped in generator/fon
 PAPERS = {"a4": "a4", "letter": "us-letter"}
 MAX_VERSIONS = 26  # A to Z
 WRITING_LINES = 4  # ruled lines under a scenario question
-CODE_COLOURS = (  # first match wins; token types not listed print in the text colour
-    (Comment, "#6e7781"), (Operator.Word, "#cf222e"), (Keyword, "#cf222e"), (String, "#0a3069"),
-    (Number, "#0550ae"), (Name.Builtin, "#8250df"), (Name.Function, "#8250df"), (Name.Class, "#8250df"),
-    (Name.Decorator, "#8250df"),
-)
 
 
 
@@ -193,34 +187,19 @@ def rich(text: str) -> list[dict]:
 
 @functools.lru_cache(maxsize=1024)
 def code_lines(code: Optional[str], language: str) -> Optional[tuple]:
-    """``code`` as lines of ``(text, colour)`` runs from Pygments' tokens ("" = text colour).
+    """``code`` as lines of ``(text, colour)`` runs (``colour.paper`` palette; "" = the text colour).
 
     The template colours the runs itself: much faster than Typst's own highlighter,
     which re-highlights every listing in every PDF.
     """
     if code is None:
         return None
-    lines: list[list[list[str]]] = [[]]
-    for kind, value in highlight.tokens(code.expandtabs(4).rstrip("\n"), language):
-        colour = next((c for parent, c in CODE_COLOURS if kind in parent), "")
-        for n, piece in enumerate(value.split("\n")):
-            if n:
-                lines.append([])
-            if piece:
-                _add_run(lines[-1], piece, colour)
+    lines = colour.lines(code, language, colour.paper)
     while lines and not lines[-1]:
         lines.pop()
-    return tuple(tuple(tuple(run) for run in line) for line in lines)
+    return tuple(tuple((text, f"#{look.colour}" if look.colour else "") for text, look in line) for line in lines)
 
 
-def _add_run(line: list, text: str, colour: str) -> None:
-    if line and line[-1][1] == colour:
-        line[-1][0] += text
-    else:
-        line.append([text, colour])
-
-
-# ------------------------------------------------------------------- typst
 def typeset(data: dict) -> bytes:
     """The PDF of ``templates/quiz.typ`` for ``data``; a Typst error or a missing font is a BuildError."""
     payload = json.dumps(data, ensure_ascii=False, sort_keys=True)

@@ -6,13 +6,10 @@ import math
 from dataclasses import dataclass, replace
 from typing import Optional
 
-from pygments.styles import get_style_by_name
-
-from ... import highlight
+from ... import colour
 from . import fit
 from ...markup import segments
 
-CODE_STYLE = "default"  # Pygments style: colours meant for a light grey box
 
 
 @dataclass(frozen=True)
@@ -93,23 +90,7 @@ def line_pt(para: Para, faces: Typefaces) -> float:
 
 # ------------------------------------------------------------------ code
 def code_lines(code: str, language: str) -> list[tuple[Span, ...]]:
-    """Source code as one tuple of coloured mono spans per line (Pygments tokens, same styles merged)."""
-    style = get_style_by_name(CODE_STYLE)
-    lines: list[list[Span]] = [[]]
-    for token, value in highlight.tokens(code.expandtabs(4).rstrip("\n"), language):
-        look = style.style_for_token(token)
-        for number, part in enumerate(value.split("\n")):
-            if number:
-                lines.append([])
-            if part:
-                _append(lines[-1], Span(part, mono=True, bold=look["bold"], italic=look["italic"],
-                                        colour=look["color"]))
-    return [tuple(line) or (Span(" ", mono=True),) for line in lines]
-
-
-def _append(line: list[Span], span: Span) -> None:
-    last = line[-1] if line else None
-    if last and (last.bold, last.italic, last.colour) == (span.bold, span.italic, span.colour):
-        line[-1] = replace(last, text=last.text + span.text)
-    else:
-        line.append(span)
+    """Source code as one tuple of coloured mono spans per line (``colour.slide`` palette)."""
+    return [tuple(Span(text, mono=True, bold=look.bold, italic=look.italic, colour=look.colour or None)
+                  for text, look in line) or (Span(" ", mono=True),)
+            for line in colour.lines(code, language, colour.slide)]
