@@ -30,23 +30,18 @@ class Segment:
 
 
 def split_explanation(text: str) -> tuple[str, str]:
-    """``(fact part, explanation)``; the explanation starts with ``ℹ`` and is '' where there is none."""
+    """``(fact part, explanation)``; the explanation starts with ``ℹ`` and is '' where there is none.
+    The fact part keeps what separates it from the ``ℹ`` (a space in English, nothing after 。)."""
     at = text.find(EXPLAIN)
     if at < 0:
         return text, ""
-    return text[:at].rstrip(" "), text[at:]
+    return text[:at], text[at:]
 
 
 def segments(text: str) -> list[Segment]:
-    """``text`` as plain and code segments, those of the explanation marked; a space joins the fact part
-    and the explanation."""
+    """``text`` as plain and code segments, those of the explanation marked; nothing is added or lost."""
     fact, explanation = split_explanation(text)
-    out = _code_segments(fact, False)
-    if explanation:
-        if out:
-            out.append(Segment(" "))
-        out += _code_segments(explanation, True)
-    return out
+    return _code_segments(fact, False) + _code_segments(explanation, True)
 
 
 def _code_segments(text: str, explain: bool) -> list[Segment]:

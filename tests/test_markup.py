@@ -16,9 +16,10 @@ from generator.render.slides.text import inline as slide_inline
     ("an unpaired ` backtick", [Segment("an unpaired ` backtick")]),
     ("`a` and ` b", [Segment("a", code=True), Segment(" and ` b")]),
     ("no `code\nacross` lines", [Segment("no `code\nacross` lines")]),
-    ("`False`. ℹ Turn `it` on.", [Segment("False", code=True), Segment("."), Segment(" "),
+    ("`False`. ℹ Turn `it` on.", [Segment("False", code=True), Segment(". "),
                                   Segment("ℹ Turn ", explain=True), Segment("it", code=True, explain=True),
                                   Segment(" on.", explain=True)]),
+    ("`False`。ℹ 输入固定时打开。", [Segment("False", code=True), Segment("。"), Segment("ℹ 输入固定时打开。", explain=True)]),
 ])
 def test_segments(text, expected):
     assert segments(text) == expected
