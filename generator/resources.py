@@ -8,8 +8,16 @@ from pathlib import Path
 _CHECKOUT = Path(__file__).resolve().parent.parent
 
 
+def _packaged() -> Path:
+    """``generator/_data`` of the installed package (it exists only in a wheel's install)."""
+    try:
+        return Path(str(resources.files(__package__) / "_data"))
+    except (NotADirectoryError, TypeError):  # imported as a namespace package (a stale editable install)
+        return Path(__file__).resolve().parent / "_data"
+
+
 def _data(name: str) -> Path:
-    packaged = Path(str(resources.files(__package__) / "_data" / name))
+    packaged = _packaged() / name
     return packaged if packaged.is_dir() else _CHECKOUT / name
 
 
@@ -25,5 +33,5 @@ def content() -> Path:
 def is_packaged(folder: Path) -> bool:
     """Whether ``folder`` is part of an installed torchdeck (never written to: outputs and the deck's
     lock go to ``--out`` instead)."""
-    packaged = Path(str(resources.files(__package__) / "_data"))
+    packaged = _packaged()
     return packaged.is_dir() and Path(folder).resolve().is_relative_to(packaged.resolve())
