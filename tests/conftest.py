@@ -23,6 +23,14 @@ def verification(course, tmp_path_factory):
     return verify(course, cache_dir=tmp_path_factory.mktemp("verify-cache"), controls=True)
 
 
+@pytest.fixture(scope="session")
+def torch_api():
+    """The installed torch.backends' public names (``coverage.scan_api``), scanned once per session."""
+    from generator.coverage import scan_api
+
+    return scan_api()
+
+
 @pytest.fixture
 def job_for(course, verification, tmp_path):
     """``job_for(lang)``: a RenderJob writing into this test's temp folder."""

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from conftest import CONTENT
 from generator import ledger
-from generator.coverage import measure, scan_api
+from generator.coverage import measure
 from generator.lint import lint
 
 
@@ -61,8 +61,8 @@ def test_lint_is_clean(course):
     assert [str(f) for f in lint(course)] == []
 
 
-def test_every_public_name_of_torch_backends_is_covered(course):
-    coverage = measure(course, scan_api())
+def test_every_public_name_of_torch_backends_is_covered(course, torch_api):
+    coverage = measure(course, torch_api)
     assert coverage.uncovered == ()
     assert coverage.percent == 100.0
 

@@ -281,10 +281,8 @@ def test_coverage_measures_mentions_and_exclusions(tmp_path):
     assert result.percent == pytest.approx(80.0)
 
 
-def test_coverage_of_the_real_torch_finds_nested_namespaces():
-    from generator.coverage import scan_api
-
-    names = set(scan_api()["names"])
+def test_coverage_of_the_real_torch_finds_nested_namespaces(torch_api):
+    names = set(torch_api["names"])
     assert {"torch.backends.cuda.matmul.allow_tf32", "torch.backends.cudnn.rnn", "torch.backends.mkldnn.matmul",
             "torch.backends.fp32_precision", "torch.backends.flags", "torch.backends.disable_global_flags",
             "torch.backends.xeon.run_cpu", "torch.backends.xnnpack.enabled"} <= names
