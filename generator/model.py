@@ -282,6 +282,9 @@ Card = Annotated[
 ]
 
 
+POINTS = {"single": 1, "truefalse": 1, "multi": 2, "scenario": 3}  # a question's points unless it says
+
+
 class Question(Strict):
     id: Id
     kind: Literal["single", "multi", "truefalse", "scenario"]
@@ -290,10 +293,18 @@ class Question(Strict):
     language: str = "python"
     runs: Runs = "yes"
     options: list[Option] = Field(min_length=2)
-    points: int = Field(default=1, ge=1, le=20)
+    points: int = Field(default=None, ge=1, le=20, validate_default=False)  # default: POINTS by kind
     difficulty: Difficulty = 1
     tags: list[Tag] = []
     facts: list[Id] = Field(min_length=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _points_by_kind(cls, data):
+        """A question is worth what answering it takes: a scenario (choose and explain) more than a single pick."""
+        if isinstance(data, dict) and data.get("points") is None and data.get("kind") in POINTS:
+            data = {**data, "points": POINTS[data["kind"]]}
+        return data
 
     @model_validator(mode="after")
     def _answer_shape(self):

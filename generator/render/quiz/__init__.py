@@ -22,7 +22,7 @@ from ...atomic import atomic_write_bytes
 from ...errors import BuildError
 from ...markup import segments
 from ...model import Question
-from ..base import RenderJob
+from ..base import RenderJob, takes_many_answers
 from .moodle import moodle_xml
 from .select import Placed, SelectionError, Version, letter, make_versions, select
 
@@ -154,8 +154,18 @@ def _key_question(job: RenderJob, question: Question, versions: Sequence[Version
             "options": [{"letters": [p.letter_of(index) for p in placements], "correct": option.correct,
                          "text": rich(job.t(option.text)), "why": rich(job.t(option.why))}
                         for index, option in enumerate(question.options)],
-            "facts": [_fact(job, fact_id) for fact_id in question.facts],
+            "facts": [_fact(job, fact_id) for fact_id in question.facts], "marking": _marking(job, question),
             "unverified": job.item_mark(question.facts), "verified": job.verified_where(question.facts)}
+
+
+def _marking(job: RenderJob, question: Question) -> str:
+    """How the key marks a question beyond one right box: the rubric of a scenario, the scoring rule of a
+    question that takes several answers ('' for a plain single pick)."""
+    quiz_words = all_words(job.lang)["quiz"]
+    parts = [quiz_words["scoring"]] if takes_many_answers(question) else []
+    if question.kind == "scenario":
+        parts.append(quiz_words["rubric"])
+    return " ".join(parts)
 
 
 def _fact(job: RenderJob, fact_id: str) -> dict:
