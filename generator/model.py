@@ -302,8 +302,9 @@ class Question(Strict):
     @classmethod
     def _points_by_kind(cls, data):
         """A question is worth what answering it takes: a scenario (choose and explain) more than a single pick."""
-        if isinstance(data, dict) and data.get("points") is None and data.get("kind") in POINTS:
-            data = {**data, "points": POINTS[data["kind"]]}
+        kind = data.get("kind") if isinstance(data, dict) else None
+        if isinstance(kind, str) and kind in POINTS and data.get("points") is None:
+            data = {**data, "points": POINTS[kind]}
         return data
 
     @model_validator(mode="after")
