@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Iterator
 
 from pydantic import BaseModel
 
@@ -22,23 +23,47 @@ class Finding:
         return f"{self.where}: {self.field}: {self.message}"
 
 
-def missing_translations(item: BaseModel, prefix: str = "") -> list[str]:
+def missing_translations(item: BaseModel) -> list[str]:
     """Field paths inside ``item`` whose text has no Chinese translation."""
-    found: list[str] = []
+    return [path for path, text in texts_of(item) if text.missing()]
+
+
+def texts_of(item: BaseModel, prefix: str = "") -> Iterator[tuple[str, Text]]:
+    """Every text inside ``item`` with its field path (``options[2].why``)."""
     for name in type(item).model_fields:
-        _walk(getattr(item, name), f"{prefix}{name}", found)
-    return found
+        yield from _walk(getattr(item, name), f"{prefix}{name}")
 
 
-def _walk(value, path: str, found: list[str]) -> None:
+def _walk(value, path: str) -> Iterator[tuple[str, Text]]:
     if isinstance(value, Text):
-        if value.missing():
-            found.append(path)
+        yield path, value
     elif isinstance(value, BaseModel):
-        found.extend(missing_translations(value, path + "."))
+        yield from texts_of(value, path + ".")
     elif isinstance(value, (list, tuple)):
         for index, entry in enumerate(value):
-            _walk(entry, f"{path}[{index}]", found)
+            yield from _walk(entry, f"{path}[{index}]")
+
+
+# Words that belong to the authors' side: where a claim was first read, how a check is written. A learner,
+# a student or a room never sees them (torch's own "seed" and the chatbot of a scenario are fine).
+_AUTHORING = re.compile(r"\bseed (?:chat|conversation|notes?|documents?|notebook|article)s?\b|\bsource notes?\b"
+                        r"|\ban? (?:absent|missing|weak) check\b|\bchecked with\b|\bthe fact's check\b"
+                        r"|种子(?:对话|文档|笔记|文章)|原始对话|聊天记录|教程对话", re.IGNORECASE)
+
+
+def authoring_findings(course: Course) -> list[Finding]:
+    """Authoring notes in any text of a card, question or lesson, in either language."""
+    findings: list[Finding] = []
+    for module in course.modules:
+        for section in ("cards", "questions", "lessons"):
+            for item in getattr(module, section):
+                for path, text in texts_of(item):
+                    match = next(filter(None, (_AUTHORING.search(t or "") for t in (text.en, text.zh))), None)
+                    if match:
+                        findings.append(Finding(str(course.where(item.id, section)), f"{item.id}.{path}",
+                                                f"'{match.group(0)}' is an authoring note: learners, students "
+                                                "and rooms never see where a claim was read or how it is checked"))
+    return findings
 
 
 def lint(course: Course) -> list[Finding]:
@@ -58,7 +83,7 @@ def lint(course: Course) -> list[Finding]:
             for field in ("notes", "ask"):
                 if getattr(lesson, field) is None:
                     findings.append(Finding(where, f"{lesson.id}.{field}", "a lesson needs speaker notes and a question for the room"))
-    return findings + item_findings(course) + statement_findings(course)
+    return findings + item_findings(course) + statement_findings(course) + authoring_findings(course)
 
 
 def statement_findings(course: Course) -> list[Finding]:

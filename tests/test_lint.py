@@ -52,3 +52,17 @@ def test_a_hand_written_select_all_hint_is_a_finding(tmp_path):
     question["stem"] = {"en": "Which are right? (pick all)", "zh": "哪些正确？（多选）"}
     result = lint_of(tmp_path, [question])
     assert result.exit_code == 1 and "s-0: a hand-written 'select all that apply' hint" in result.output
+
+
+def test_authoring_notes_are_findings_and_torchs_own_seed_is_not(tmp_path):
+    noted = single(0, False)
+    noted["options"][1]["why"] = {"en": "A seed chat marked this correct.", "zh": "错。"}
+    seeded = single(1, False)
+    seeded["stem"] = {"en": "What does torch.seed() return?", "zh": "torch.seed() 返回什么？设置随机种子吗？"}
+    checked = truefalse(2, True)
+    checked["options"][0]["why"] = {"en": "Right.", "zh": "对：见种子对话。"}
+    result = lint_of(tmp_path, [noted, seeded, checked])
+    assert result.exit_code == 1
+    assert "s-0.options[1].why: 'seed chat' is an authoring note" in result.output.replace("\n", " ")
+    assert "tf-2.options[0].why: '种子对话' is an authoring note" in result.output.replace("\n", " ")
+    assert "s-1" not in result.output
