@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from functools import lru_cache
 from itertools import combinations
 from pathlib import Path
 
@@ -30,21 +29,23 @@ class Finding:
 
 def missing_translations(item: BaseModel, prefix: str = "") -> list[str]:
     """Field paths inside ``item`` whose text has no Chinese translation."""
-    found: list[str] = []
+    return [path for path, text in texts_of(item, prefix) if text.missing()]
+
+
+def texts_of(item: BaseModel, prefix: str = ""):
+    """``(field path, Text)`` of every text inside ``item``: ``options[2].why``, ``table.rows[0][1]``."""
     for name in type(item).model_fields:
-        _walk(getattr(item, name), f"{prefix}{name}", found)
-    return found
+        yield from _texts_in(getattr(item, name), f"{prefix}{name}")
 
 
-def _walk(value, path: str, found: list[str]) -> None:
+def _texts_in(value, path: str):
     if isinstance(value, Text):
-        if value.missing():
-            found.append(path)
+        yield path, value
     elif isinstance(value, BaseModel):
-        found.extend(missing_translations(value, path + "."))
+        yield from texts_of(value, path + ".")
     elif isinstance(value, (list, tuple)):
         for index, entry in enumerate(value):
-            _walk(entry, f"{path}[{index}]", found)
+            yield from _texts_in(entry, f"{path}[{index}]")
 
 
 def lint(course: Course) -> list[Finding]:
@@ -246,6 +247,7 @@ class Term:
     idea: str
     avoid: re.Pattern
     prefer: str
+    around_chinese: bool = False  # only a match holding Chinese counts: ASCII quotes around "none" quote code
 
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -255,26 +257,29 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 GLOSSARY = (
     Term("myth", re.compile(r"谣言|辟谣|迷思|传言"), "误区 (误区检查：...)"),
     Term("kernel", re.compile(r"(?<![\w.`'\"/-])kernels?(?![\w.`'\"(/-])"), "内核"),
-    Term("matmul", re.compile(r"(?<![\w.`'\"/-])matmuls?(?![\w.`'\"(/-])"), "矩阵乘 (the settings object as code: `matmul`)"),
+    Term("matmul", re.compile(r"(?<![\w.`'\"/-])matmuls?(?![\w.`'\"(/-])"),
+         "矩阵乘 (the settings object as code: `matmul`)"),
     Term("matrix multiplication", re.compile(r"矩阵乘法"), "矩阵乘"),
     Term("tensor core", re.compile(r"(?i)tensor ?cores?"), "张量核心"),
     Term("quotation marks", re.compile(r"「[^「」]*」|『[^『』]*』|[「」『』]"), "“…”"),
-    Term("quotation marks", re.compile(r'"[^"]*"'), "“…” around Chinese text (ASCII quotes only around literals)"),
+    Term("quotation marks", re.compile(r'"[^"]*"'), "“…” around Chinese text (ASCII quotes only around literals)",
+         around_chinese=True),
 )
 
 
 def glossary_findings(course: Course) -> list[Finding]:
     """Every discouraged term of ``GLOSSARY`` in a Chinese text (outside `code`), located on its line."""
     findings: list[Finding] = []
+    files: dict[str, tuple[str, ...]] = {}
     for module in course.modules:
         texts = [(None, module.module, field, getattr(module, field)) for field in ("title", "summary")]
         for section in ("facts", "cards", "questions", "lessons"):
             for item in getattr(module, section):
-                texts += [(course.where(item.id, section), item.id, path, text) for path, text in _texts(item)]
+                texts += [(course.where(item.id, section), item.id, path, text) for path, text in texts_of(item)]
         start = _module_origin(course, module)
         for origin, owner, path, text in texts:
             for term, found in _discouraged(text.zh or ""):
-                where = _line_of(origin or start, found)
+                where = _line_of(origin or start, found, files)
                 findings.append(Finding(str(where), f"{owner}.{path}", f"'{found}' in Chinese text: the glossary "
                                         f"says {term.prefer} for {term.idea}"))
     return findings
@@ -285,26 +290,9 @@ def _discouraged(zh: str) -> list[tuple[Term, str]]:
     found = []
     for term in GLOSSARY:
         for match in term.avoid.finditer(prose):
-            if term.avoid.pattern.startswith('"') and not _CJK.search(match[0]):
-                continue  # an ASCII-quoted literal ("none", an error message) is a value, not a quotation
-            found.append((term, match[0]))
+            if _CJK.search(match[0]) or not term.around_chinese:
+                found.append((term, match[0]))
     return found
-
-
-def _texts(item: BaseModel, prefix: str = ""):
-    """``(field path, Text)`` of every text inside ``item``."""
-    for name in type(item).model_fields:
-        yield from _texts_of(getattr(item, name), f"{prefix}{name}")
-
-
-def _texts_of(value, path: str):
-    if isinstance(value, Text):
-        yield path, value
-    elif isinstance(value, BaseModel):
-        yield from _texts(value, path + ".")
-    elif isinstance(value, (list, tuple)):
-        for index, entry in enumerate(value):
-            yield from _texts_of(entry, f"{path}[{index}]")
 
 
 def _module_origin(course: Course, module) -> Origin:
@@ -315,11 +303,13 @@ def _module_origin(course: Course, module) -> Origin:
     return Origin("?", 0)
 
 
-def _line_of(origin: Origin, found: str) -> Origin:
+def _line_of(origin: Origin, found: str, files: dict) -> Origin:
     """The first line from the item's own that holds ``found`` as YAML writes it, a line with Chinese on it
     first (the English of the same text may say "kernel" too); the item's line where none does."""
     needles = [needle for needle in (found, found.replace('"', '\\"'), found.strip('"')) if needle]
-    lines = list(enumerate(_lines(origin.file)[origin.line - 1:], origin.line))
+    if origin.file not in files:
+        files[origin.file] = _lines(origin.file)
+    lines = list(enumerate(files[origin.file][origin.line - 1:], origin.line))
     for wanted in (lambda line: _CJK.search(line), lambda line: True):
         for number, line in lines:
             if wanted(line) and any(_holds(line, needle) for needle in needles):
@@ -337,7 +327,6 @@ def _holds(line: str, needle: str):
     return re.search(pattern, line)
 
 
-@lru_cache(maxsize=64)
 def _lines(path: str) -> tuple[str, ...]:
     try:
         return tuple(Path(path).read_text(encoding="utf-8").splitlines())

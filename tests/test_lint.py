@@ -78,7 +78,8 @@ def test_an_answer_that_lists_four_items_is_a_set_to_recite(tmp_path):
     three = card("t-three", back={"en": "`auto`, `greedy` or `optimal` (the default is auto).", "zh": "三个。"})
     result = lint_of(tmp_path, cards=[listing, three])
     assert result.exit_code == 1
-    assert f"t.yaml:{line_of(tmp_path, 'id: t-list')}: t-list.back: the answer lists 4 items (at most 3)" in result.output
+    where = f"t.yaml:{line_of(tmp_path, 'id: t-list')}"
+    assert f"{where}: t-list.back: the answer lists 4 items (at most 3)" in result.output
     assert "t-three" not in result.output
 
 
@@ -91,8 +92,10 @@ def test_prose_with_commas_is_not_a_list(tmp_path):
 
 
 def test_a_cloze_with_three_deletions_is_a_finding(tmp_path):
-    three = card("t-three", "cloze", text={"en": "{{c1::a}}, {{c2::b}} and {{c3::c}}.", "zh": "{{c1::a}}、{{c2::b}}、{{c3::c}}。"})
-    two = card("t-two", "cloze", text={"en": "{{c1::a}} and {{c2::b}}, {{c1::a}} again.", "zh": "{{c1::a}}、{{c2::b}}。"})
+    three = card("t-three", "cloze", text={"en": "{{c1::a}}, {{c2::b}} and {{c3::c}}.",
+                                           "zh": "{{c1::a}}、{{c2::b}}、{{c3::c}}。"})
+    two = card("t-two", "cloze", text={"en": "{{c1::a}} and {{c2::b}}, {{c1::a}} again.",
+                                       "zh": "{{c1::a}}、{{c2::b}}。"})
     result = lint_of(tmp_path, cards=[three, two])
     assert result.exit_code == 1
     assert "t-three.text: 3 cloze deletions make 3 cards over one list (at most 2)" in result.output
@@ -116,7 +119,8 @@ def test_two_cards_that_ask_the_same_thing_are_a_finding(tmp_path):
     code = {"kind": "code", "code": "import torch\nprint(torch.backends.cudnn.deterministic)\n", "facts": ["f"]}
     shown = {"id": "t-code", "front": {"en": "What does this print?", "zh": "打印什么？"},
              "back": {"en": "`False`.", "zh": "`False`。"}, **code}
-    shown_again = {**shown, "id": "t-code-again", "front": {"en": "What does the last line print?", "zh": "打印什么？"}}
+    shown_again = {**shown, "id": "t-code-again",
+                   "front": {"en": "What does the last line print?", "zh": "打印什么？"}}
     result = lint_of(tmp_path, cards=[first, again, other, shown, shown_again])
     assert result.exit_code == 1
     assert f"t.yaml:{line_of(tmp_path, 'id: t-again')}: t-again: asks what t-first" in result.output
