@@ -73,14 +73,18 @@ def test_a_hand_written_select_all_hint_is_a_finding(tmp_path):
 # Cards by the minimum-information principle
 
 
+def finds(tmp_path, bad: dict, good: dict, message: str) -> None:
+    """Lint finds ``message`` about ``bad``, at its line, and nothing about ``good``."""
+    result = lint_of(tmp_path, cards=[bad, good])
+    assert result.exit_code == 1
+    assert f"t.yaml:{line_of(tmp_path, 'id: ' + bad['id'])}: {bad['id']}.{message}" in result.output
+    assert good["id"] not in result.output
+
+
 def test_an_answer_that_lists_four_items_is_a_set_to_recite(tmp_path):
     listing = card("t-list", back={"en": "enabled, benchmark, deterministic and allow_tf32.", "zh": "四个。"})
     three = card("t-three", back={"en": "`auto`, `greedy` or `optimal` (the default is auto).", "zh": "三个。"})
-    result = lint_of(tmp_path, cards=[listing, three])
-    assert result.exit_code == 1
-    where = f"t.yaml:{line_of(tmp_path, 'id: t-list')}"
-    assert f"{where}: t-list.back: the answer lists 4 items (at most 3)" in result.output
-    assert "t-three" not in result.output
+    finds(tmp_path, listing, three, "back: the answer lists 4 items (at most 3)")
 
 
 def test_prose_with_commas_is_not_a_list(tmp_path):
@@ -96,20 +100,14 @@ def test_a_cloze_with_three_deletions_is_a_finding(tmp_path):
                                            "zh": "{{c1::a}}、{{c2::b}}、{{c3::c}}。"})
     two = card("t-two", "cloze", text={"en": "{{c1::a}} and {{c2::b}}, {{c1::a}} again.",
                                        "zh": "{{c1::a}}、{{c2::b}}。"})
-    result = lint_of(tmp_path, cards=[three, two])
-    assert result.exit_code == 1
-    assert "t-three.text: 3 cloze deletions make 3 cards over one list (at most 2)" in result.output
-    assert "t-two" not in result.output
+    finds(tmp_path, three, two, "text: 3 cloze deletions make 3 cards over one list (at most 2)")
 
 
 def test_a_reversed_card_that_asks_only_a_value_is_a_finding(tmp_path):
     bare = card("t-bare", "reverse", back="16")
     named = card("t-named", "reverse", back={"en": "the flag that caches the fastest algorithm per shape",
                                              "zh": "按形状缓存最快算法的开关"})
-    result = lint_of(tmp_path, cards=[bare, named])
-    assert result.exit_code == 1
-    assert "t-bare.back: the reversed card asks only '16'" in result.output
-    assert "t-named" not in result.output
+    finds(tmp_path, bare, named, "back: the reversed card asks only '16'")
 
 
 def test_two_cards_that_ask_the_same_thing_are_a_finding(tmp_path):
