@@ -1,15 +1,20 @@
-"""Content quality beyond the schema: translations, teaching completeness, and items that give
+"""Content quality beyond the schema: translations, teaching completeness, items that give
 nothing away (no hand-written 'select all' hint, true/false keys balanced, the correct option not
-the longest by habit)."""
+the longest by habit), cards with one thing to recall each, and Chinese in one register (the
+glossary)."""
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from typing import Iterator
+from difflib import SequenceMatcher
+from itertools import combinations
+from pathlib import Path
 
 from pydantic import BaseModel
 
-from .model import Course
+from .markup import CLOZE, CODE_SPAN, cloze_blanks, split_explanation
+from .model import Course, Origin
 from .text import Text
 
 
@@ -29,19 +34,19 @@ def missing_translations(item: BaseModel) -> list[str]:
 
 
 def texts_of(item: BaseModel, prefix: str = "") -> Iterator[tuple[str, Text]]:
-    """Every text inside ``item`` with its field path (``options[2].why``)."""
+    """``(field path, Text)`` of every text inside ``item``: ``options[2].why``, ``table.rows[0][1]``."""
     for name in type(item).model_fields:
-        yield from _walk(getattr(item, name), f"{prefix}{name}")
+        yield from _texts_in(getattr(item, name), f"{prefix}{name}")
 
 
-def _walk(value, path: str) -> Iterator[tuple[str, Text]]:
+def _texts_in(value, path: str) -> Iterator[tuple[str, Text]]:
     if isinstance(value, Text):
         yield path, value
     elif isinstance(value, BaseModel):
         yield from texts_of(value, path + ".")
     elif isinstance(value, (list, tuple)):
         for index, entry in enumerate(value):
-            yield from _walk(entry, f"{path}[{index}]")
+            yield from _texts_in(entry, f"{path}[{index}]")
 
 
 # Words that belong to the authors' side: where a claim was first read, how a check is written. A learner,
@@ -83,7 +88,8 @@ def lint(course: Course) -> list[Finding]:
             for field in ("notes", "ask"):
                 if getattr(lesson, field) is None:
                     findings.append(Finding(where, f"{lesson.id}.{field}", "a lesson needs speaker notes and a question for the room"))
-    return findings + item_findings(course) + statement_findings(course) + authoring_findings(course)
+    return (findings + item_findings(course) + statement_findings(course) + card_findings(course)
+            + glossary_findings(course) + authoring_findings(course))
 
 
 def statement_findings(course: Course) -> list[Finding]:
@@ -151,3 +157,201 @@ def _correct(item) -> list:
 def _correct_is_longest(item) -> bool:
     (right,) = _correct(item)
     return all(len(right.text.en) > len(o.text.en) for o in item.options if o is not right)
+
+
+# Cards by the minimum-information principle: each asks one thing.
+MAX_LIST_ITEMS = 3  # an answer listing more is a set to recite: one card per item, or a cloze
+MAX_CLOZE_DELETIONS = 2  # a cloze makes one card per number: c1..cN is N cards over one list
+MIN_REVERSE_PROMPT_WORDS = 3  # a reversed card shows the back as its question: "16" asks nothing
+SAME_PROMPT = 0.85  # prompts naming the same code this alike (difflib ratio) ask the same thing
+_ITEM_WORDS = 4  # a list item is short: a longer run of words is a clause, not an item
+_ASIDE = re.compile(r"\([^()]*\)")
+_CLAUSE_END = re.compile(r"[;:!?]\s|\.(?:\s|$)|\s[—–]\s")
+_ITEM_SEPARATOR = re.compile(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
+
+
+def card_findings(course: Course) -> list[Finding]:
+    """Cards that ask for more than one thing: an answer listing 4+ items, a cloze with 3+ deletions, a
+    reversed card whose question (the back) is a bare value, and two cards that ask the same thing."""
+    cards = [card for module in course.modules for card in module.cards]
+    findings: list[Finding] = []
+    for card in cards:
+        where = str(course.where(card.id, "cards"))
+        findings.extend(Finding(where, f"{card.id}.{field}", message) for field, message in _card_problems(card))
+    for first, second in _same_questions(cards):
+        findings.append(Finding(str(course.where(second.id, "cards")), second.id,
+                                f"asks what {first.id} ({course.where(first.id, 'cards')}) asks: keep the better one"))
+    return findings
+
+
+def _card_problems(card) -> list[tuple[str, str]]:
+    problems = []
+    answers = {"back": card.back.en} if card.kind in ("basic", "reverse", "code") else {}
+    if card.kind == "reverse":
+        answers["front"] = card.front.en  # the answer of the reversed card
+    for field, text in answers.items():
+        items = list_length(text)
+        if items > MAX_LIST_ITEMS:
+            problems.append((field, f"the answer lists {items} items (at most {MAX_LIST_ITEMS}): a set to recite; "
+                                    "split it into cards that each ask for one item"))
+    if card.kind == "cloze":
+        deletions = max(len(cloze_numbers(text)) for text in (card.text.en, card.text.zh or ""))
+        if deletions > MAX_CLOZE_DELETIONS:
+            problems.append(("text", f"{deletions} cloze deletions make {deletions} cards over one list (at most "
+                                     f"{MAX_CLOZE_DELETIONS}): split the cloze or delete fewer"))
+    if card.kind == "reverse":
+        prompt = split_explanation(card.back.en)[0].replace("`", "").split()
+        if len(prompt) < MIN_REVERSE_PROMPT_WORDS:
+            problems.append(("back", f"the reversed card asks only '{' '.join(prompt)}': make it a basic card, or "
+                                     "give the back enough to be a question"))
+    return problems
+
+
+def list_length(text: str) -> int:
+    """The most short items (a code span counts as one) listed in a row in one clause of ``text``."""
+    plain = _ASIDE.sub("", CODE_SPAN.sub("x", text))
+    longest = 0
+    for clause in _CLAUSE_END.split(plain):
+        run = 0
+        for item in _ITEM_SEPARATOR.split(clause):
+            run = run + 1 if 0 < len(item.split()) <= _ITEM_WORDS else 0
+            longest = max(longest, run)
+    return longest
+
+
+def cloze_numbers(text: str) -> set[str]:
+    return {match[1] for match in CLOZE.finditer(text)}
+
+
+def _same_questions(cards) -> list[tuple]:
+    """Pairs of cards that ask the same thing: code cards showing the same code, or prompts that name the
+    same code spans in nearly the same words."""
+    pairs, by_code, by_names = [], {}, {}
+    for card in cards:
+        if card.kind == "code":
+            by_code.setdefault(" ".join(card.code.split()), []).append(card)
+        else:
+            by_names.setdefault(_names(_prompt(card)), []).append(card)
+    for group in by_code.values():
+        pairs += [(group[0], other) for other in group[1:]]
+    for group in by_names.values():
+        for first, second in combinations(group, 2):
+            matcher = SequenceMatcher(None, _prompt(first).lower(), _prompt(second).lower())
+            if matcher.real_quick_ratio() >= SAME_PROMPT and matcher.quick_ratio() >= SAME_PROMPT \
+                    and matcher.ratio() >= SAME_PROMPT:
+                pairs.append((first, second))
+    return pairs
+
+
+_NAME = re.compile(r"[A-Za-z_][\w.]*(?<=\w)")
+
+
+def _names(text: str) -> frozenset[str]:
+    """The code spans and names (NNPACK, cudnn.enabled, set_flags) a text mentions: two prompts about
+    different names ask different things however alike their words."""
+    words = _NAME.findall(CODE_SPAN.sub(" ", text))
+    return frozenset(CODE_SPAN.findall(text)) | {w for w in words if not (w.islower() or w.istitle()) or "_" in w
+                                                 or "." in w}
+
+
+def _prompt(card) -> str:
+    """What a card asks, in English (a cloze with its deletions blanked)."""
+    if card.kind == "mcq":
+        return card.question.en
+    if card.kind == "cloze":
+        return cloze_blanks(card.text.en, "___")
+    return card.front.en
+
+
+@dataclass(frozen=True)
+class Term:
+    """A glossary entry: the idea, what Chinese text must not say for it, and what it says instead."""
+
+    idea: str
+    avoid: re.Pattern
+    prefer: str
+    around_chinese: bool = False  # only a match holding Chinese counts: ASCII quotes around "none" quote code
+
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+# The Chinese glossary, the one place that fixes the register of the zh texts. An English word
+# inside `code` or joined to an identifier (cuda.matmul, depthwise_kernel, 'matmul') is a name, not
+# a term, and is left alone.
+GLOSSARY = (
+    Term("myth", re.compile(r"谣言|辟谣|迷思|传言"), "误区 (误区检查：...)"),
+    Term("kernel", re.compile(r"(?<![\w.`'\"/-])kernels?(?![\w.`'\"(/-])"), "内核"),
+    Term("matmul", re.compile(r"(?<![\w.`'\"/-])matmuls?(?![\w.`'\"(/-])"),
+         "矩阵乘 (the settings object as code: `matmul`)"),
+    Term("matrix multiplication", re.compile(r"矩阵乘法"), "矩阵乘"),
+    Term("tensor core", re.compile(r"(?i)tensor ?cores?"), "张量核心"),
+    Term("quotation marks", re.compile(r"「[^「」]*」|『[^『』]*』|[「」『』]"), "“…”"),
+    Term("quotation marks", re.compile(r'"[^"]*"'), "“…” around Chinese text (ASCII quotes only around literals)",
+         around_chinese=True),
+)
+
+
+def glossary_findings(course: Course) -> list[Finding]:
+    """Every discouraged term of ``GLOSSARY`` in a Chinese text (outside `code`), located on its line."""
+    findings: list[Finding] = []
+    files: dict[str, tuple[str, ...]] = {}
+    for module in course.modules:
+        texts = [(None, module.module, field, getattr(module, field)) for field in ("title", "summary")]
+        for section in ("facts", "cards", "questions", "lessons"):
+            for item in getattr(module, section):
+                texts += [(course.where(item.id, section), item.id, path, text) for path, text in texts_of(item)]
+        start = _module_origin(course, module)
+        for origin, owner, path, text in texts:
+            for term, found in _discouraged(text.zh or ""):
+                where = _line_of(origin or start, found, files)
+                findings.append(Finding(str(where), f"{owner}.{path}", f"'{found}' in Chinese text: the glossary "
+                                        f"says {term.prefer} for {term.idea}"))
+    return findings
+
+
+def _discouraged(zh: str) -> list[tuple[Term, str]]:
+    prose = CODE_SPAN.sub(" ", zh)
+    found = []
+    for term in GLOSSARY:
+        for match in term.avoid.finditer(prose):
+            if _CJK.search(match[0]) or not term.around_chinese:
+                found.append((term, match[0]))
+    return found
+
+
+def _module_origin(course: Course, module) -> Origin:
+    """The module's file (its title and summary have no origin of their own)."""
+    for section in ("facts", "cards", "questions", "lessons"):
+        for item in getattr(module, section):
+            return Origin(course.where(item.id, section).file, 1)
+    return Origin("?", 0)
+
+
+def _line_of(origin: Origin, found: str, files: dict) -> Origin:
+    """The first line from the item's own that holds ``found`` as YAML writes it, a line with Chinese on it
+    first (the English of the same text may say "kernel" too); the item's line where none does."""
+    needles = [needle for needle in (found, found.replace('"', '\\"'), found.strip('"')) if needle]
+    if origin.file not in files:
+        files[origin.file] = _lines(origin.file)
+    lines = list(enumerate(files[origin.file][origin.line - 1:], origin.line))
+    for wanted in (lambda line: _CJK.search(line), lambda line: True):
+        for number, line in lines:
+            if wanted(line) and any(_holds(line, needle) for needle in needles):
+                return Origin(origin.file, number)
+    return origin
+
+
+def _holds(line: str, needle: str):
+    """Whether ``line`` holds ``needle`` as a word of its own (``kernel``, not the end of ``t-kernel``)."""
+    pattern = re.escape(needle)
+    if needle[0].isascii() and needle[0].isalnum():
+        pattern = r"(?<![A-Za-z0-9_.-])" + pattern
+    if needle[-1].isascii() and needle[-1].isalnum():
+        pattern += r"(?![A-Za-z0-9_.-])"
+    return re.search(pattern, line)
+
+
+def _lines(path: str) -> tuple[str, ...]:
+    try:
+        return tuple(Path(path).read_text(encoding="utf-8").splitlines())
+    except OSError:
+        return ()

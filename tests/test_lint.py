@@ -1,6 +1,8 @@
 """Lint beyond the schema: items that give the answer away are findings, with exit code 1."""
 from __future__ import annotations
 
+import json
+
 import yaml
 from click.testing import CliRunner
 
@@ -23,11 +25,25 @@ def single(index: int, correct_longest: bool) -> dict:
             "options": options, "facts": ["f"]}
 
 
-def lint_of(tmp_path, questions: list[dict]):
+def lint_of(tmp_path, questions: list[dict] = (), cards: list[dict] = (), facts: list[dict] = (FACT,)):
     module = {"module": "torch.backends.t", "title": {"en": "T", "zh": "T"}, "summary": {"en": "S", "zh": "S"},
-              "facts": [FACT], "questions": questions}
+              "facts": list(facts), "cards": list(cards), "questions": list(questions)}
+    module = json.loads(json.dumps(module))  # shared dicts would be written as YAML aliases, which content refuses
     (tmp_path / "t.yaml").write_text(yaml.safe_dump(module, allow_unicode=True, sort_keys=False), encoding="utf-8")
     return CliRunner().invoke(main, ["lint", "--content", str(tmp_path)])
+
+
+def card(card_id: str, kind: str = "basic", **fields) -> dict:
+    if kind == "cloze":
+        return {"id": card_id, "kind": kind, "facts": ["f"], **fields}
+    return {"id": card_id, "kind": kind, "front": {"en": f"What is {card_id}?", "zh": f"{card_id} 是什么？"},
+            "back": {"en": "An answer.", "zh": "一个答案。"}, "facts": ["f"], **fields}
+
+
+def line_of(tmp_path, text: str) -> int:
+    """The 1-based line of t.yaml that holds ``text``."""
+    lines = (tmp_path / "t.yaml").read_text(encoding="utf-8").splitlines()
+    return next(number for number, line in enumerate(lines, 1) if text in line)
 
 
 def test_balanced_items_are_clean(tmp_path):
@@ -52,6 +68,95 @@ def test_a_hand_written_select_all_hint_is_a_finding(tmp_path):
     question["stem"] = {"en": "Which are right? (pick all)", "zh": "哪些正确？（多选）"}
     result = lint_of(tmp_path, [question])
     assert result.exit_code == 1 and "s-0: a hand-written 'select all that apply' hint" in result.output
+
+
+# Cards by the minimum-information principle
+
+
+def finds(tmp_path, bad: dict, good: dict, message: str) -> None:
+    """Lint finds ``message`` about ``bad``, at its line, and nothing about ``good``."""
+    result = lint_of(tmp_path, cards=[bad, good])
+    assert result.exit_code == 1
+    assert f"t.yaml:{line_of(tmp_path, 'id: ' + bad['id'])}: {bad['id']}.{message}" in result.output
+    assert good["id"] not in result.output
+
+
+def test_an_answer_that_lists_four_items_is_a_set_to_recite(tmp_path):
+    listing = card("t-list", back={"en": "enabled, benchmark, deterministic and allow_tf32.", "zh": "四个。"})
+    three = card("t-three", back={"en": "`auto`, `greedy` or `optimal` (the default is auto).", "zh": "三个。"})
+    finds(tmp_path, listing, three, "back: the answer lists 4 items (at most 3)")
+
+
+def test_prose_with_commas_is_not_a_list(tmp_path):
+    prose = card("t-prose", back={"en": "No: it is gone, so the call raises AttributeError, and old tutorials "
+                                        "that use it fail. ℹ Use `torch.use_deterministic_algorithms(True)`.",
+                                  "zh": "不行。"})
+    result = lint_of(tmp_path, cards=[prose])
+    assert result.exit_code == 0, result.output
+
+
+def test_a_cloze_with_three_deletions_is_a_finding(tmp_path):
+    three = card("t-three", "cloze", text={"en": "{{c1::a}}, {{c2::b}} and {{c3::c}}.",
+                                           "zh": "{{c1::a}}、{{c2::b}}、{{c3::c}}。"})
+    two = card("t-two", "cloze", text={"en": "{{c1::a}} and {{c2::b}}, {{c1::a}} again.",
+                                       "zh": "{{c1::a}}、{{c2::b}}。"})
+    finds(tmp_path, three, two, "text: 3 cloze deletions make 3 cards over one list (at most 2)")
+
+
+def test_a_reversed_card_that_asks_only_a_value_is_a_finding(tmp_path):
+    bare = card("t-bare", "reverse", back="16")
+    named = card("t-named", "reverse", back={"en": "the flag that caches the fastest algorithm per shape",
+                                             "zh": "按形状缓存最快算法的开关"})
+    finds(tmp_path, bare, named, "back: the reversed card asks only '16'")
+
+
+def test_two_cards_that_ask_the_same_thing_are_a_finding(tmp_path):
+    first = card("t-first", front={"en": "What does `torch.backends.mkl.is_available()` tell you?", "zh": "问"})
+    again = card("t-again", front={"en": "What does `torch.backends.mkl.is_available()` really tell you?", "zh": "问"})
+    other = card("t-other", front={"en": "What does `torch.backends.openmp.is_available()` tell you?", "zh": "问"})
+    code = {"kind": "code", "code": "import torch\nprint(torch.backends.cudnn.deterministic)\n", "facts": ["f"]}
+    shown = {"id": "t-code", "front": {"en": "What does this print?", "zh": "打印什么？"},
+             "back": {"en": "`False`.", "zh": "`False`。"}, **code}
+    shown_again = {**shown, "id": "t-code-again",
+                   "front": {"en": "What does the last line print?", "zh": "打印什么？"}}
+    result = lint_of(tmp_path, cards=[first, again, other, shown, shown_again])
+    assert result.exit_code == 1
+    assert f"t.yaml:{line_of(tmp_path, 'id: t-again')}: t-again: asks what t-first" in result.output
+    assert "t-code-again: asks what t-code" in result.output
+    assert "t-other" not in result.output and result.output.count("asks what") == 2
+
+
+# The Chinese glossary
+
+
+def test_a_discouraged_chinese_term_is_a_finding_on_its_line(tmp_path):
+    myth = card("t-myth", front={"en": "Myth check: is it on?", "zh": "谣言检验：它开着吗？"})
+    kernel = card("t-kernel", back={"en": "The kernel runs.", "zh": "这个 kernel 会运行。"})
+    fact = {**FACT, "id": "f2", "claim": {"en": "matmul precision", "zh": "CUDA matmul 精度"}}
+    result = lint_of(tmp_path, cards=[myth, kernel], facts=[FACT, fact])
+    assert result.exit_code == 1
+    assert (f"t.yaml:{line_of(tmp_path, '谣言检验')}: t-myth.front: '谣言' in Chinese text: the glossary says 误区"
+            in result.output)
+    assert f"t.yaml:{line_of(tmp_path, '这个 kernel')}: t-kernel.back: 'kernel' in Chinese text" in result.output
+    assert f"t.yaml:{line_of(tmp_path, 'CUDA matmul')}: f2.claim: 'matmul' in Chinese text" in result.output
+
+
+def test_quotation_marks_in_chinese_text(tmp_path):
+    corner = card("t-corner", back={"en": "It says 'built'.", "zh": "它说的是「编译时带了」。"})
+    ascii_quoted = card("t-ascii", back={"en": "It says 'auto'.", "zh": '两者都是 -1，表示"自动决定"。'})
+    literal = card("t-literal", back={"en": "'none' then 'ieee'.", "zh": '先是 "none"，然后是 "ieee"：继承。'})
+    result = lint_of(tmp_path, cards=[corner, ascii_quoted, literal])
+    assert result.exit_code == 1
+    assert "t-corner.back: '「编译时带了」' in Chinese text: the glossary says “…”" in result.output
+    assert "t-ascii.back: '\"自动决定\"' in Chinese text" in result.output
+    assert "t-literal" not in result.output
+
+
+def test_names_and_code_are_not_glossary_terms(tmp_path):
+    names = card("t-names", back={"en": "Names.", "zh": "`matmul` 对象、cuda.matmul、depthwise_kernel 和 'matmul' 都是名字；"
+                                                        "矩阵乘用 TF32 内核，张量核心也是误区里的词。"})
+    result = lint_of(tmp_path, cards=[names])
+    assert result.exit_code == 0, result.output
 
 
 def test_authoring_notes_are_findings_and_torchs_own_seed_is_not(tmp_path):
