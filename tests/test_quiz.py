@@ -34,6 +34,7 @@ from generator.errors import BuildError
 from generator.fonts import FOLDER as FONTS_FOLDER, unprintable_emoji
 from generator.render.order import shown
 from generator.loader import load_course
+from generator.model import POINTS
 from generator.render import quiz
 from generator.render.base import RenderJob
 from generator.render.quiz.select import SelectionError, make_versions, select
@@ -106,7 +107,7 @@ def _code(word: str, features: set):
 def _lab_question(i: int) -> dict:
     word, kind, right, features = PLAN[i]
     question = {"id": f"lab-{word}", "kind": kind, "stem": _stem(word, features),
-                "options": _options(word, kind, right, features), "points": 1 + i % 3, "difficulty": 1 + i % 3,
+                "options": _options(word, kind, right, features), "difficulty": 1 + i % 3,
                 "tags": ["alpha" if i % 2 else "beta"], "facts": [GPU_FACT if "gpu" in features else PLAIN_FACT]}
     code = _code(word, features)
     if code:
@@ -499,6 +500,83 @@ def test_moodle_xml_holds_every_question_with_per_option_feedback(en, lab_course
         "true", "true", "true", "false", "false"], "a scenario with one right answer is answered like a single"
     literal = questions["lab-literal"].findtext("questiontext/text")
     assert html.escape(LITERAL_STEM) in literal and "<label>" not in literal
+
+
+def test_points_follow_the_kind_unless_a_question_says(en, lab_course):
+    """single/true-false 1, multi 2, scenario 3; the literal question says 2: sheets, key and Moodle agree."""
+    job, _ = en
+    expected = {q.id: POINTS[q.kind] for q in lab_course.questions}
+    expected["lab-literal"] = 2
+    assert {q.id: q.points for q in lab_course.questions} == expected
+    assert {POINTS[k] for k in ("single", "truefalse")} == {1} and (POINTS["multi"], POINTS["scenario"]) == (2, 3)
+    root = ET.parse(job.output("quiz", ".moodle.xml")).getroot()
+    grades = {q.findtext("idnumber"): int(q.findtext("defaultgrade")) for q in root.findall("question")[1:]}
+    assert grades == expected
+    key = read(job.output("quiz", ".key.pdf")).text
+    for question in lab_course.questions:
+        unit = "pt" if question.points == 1 else "pts"
+        assert f"{question.id}·{question.points}{unit}·" in key, question.id
+
+
+def _key_blocks(pdf: "Pdf", questions) -> dict[str, str]:
+    """Each question's block of the key's detail section, by id."""
+    starts = [pdf.text.index(f"{q.id}·") for q in questions]
+    return {q.id: pdf.text[start:end] for q, start, end in zip(questions, starts, [*starts[1:], len(pdf.text)])}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_key_gives_scenarios_a_rubric_and_multi_answers_the_scoring_rule(lang, en, zh, lab_course):
+    job, _ = {"en": en, "zh": zh}[lang]
+    words = quiz.all_words(lang)["quiz"]
+    blocks = _key_blocks(read(job.output("quiz", ".key.pdf")), lab_course.questions)
+    several = {"birch", "fjord", "juniper", "mosaic", "cobalt", "kestrel"}
+    for question in lab_course.questions:
+        word = question.id.removeprefix("lab-")
+        block = blocks[question.id]
+        assert (squash(words["scoring"]) in block) == (word in several), (lang, word)
+        assert (squash(words["rubric"]) in block) == (question.kind == "scenario"), (lang, word)
+    assert squash(words["instructions"]) in read(job.output("quiz", ".A.pdf")).pages[0]
+
+
+def _paper_score(question, ticked: set[int]) -> float:
+    """The stated rule: each right option ticked earns points/right, each wrong one loses points/wrong, >= 0."""
+    right = [i for i, o in enumerate(question.options) if o.correct]
+    wrong = [i for i, o in enumerate(question.options) if not o.correct]
+    score = sum(question.points / len(right) for i in ticked if i in right)
+    score -= sum(question.points / len(wrong) for i in ticked if i in wrong)
+    return max(score, 0.0)
+
+
+def _moodle_score(element, shown_options, question, ticked: set[int]) -> float:
+    """Moodle's multichoice grading: the fractions of the ticked answers, summed, clamped to 0..100 %."""
+    fractions = {id(o): float(a.get("fraction")) for a, o in zip(element.findall("answer"), shown_options)}
+    total = sum(fractions[id(question.options[i])] for i in ticked)
+    return min(max(total, 0.0), 100.0) / 100 * float(element.findtext("defaultgrade"))
+
+
+def test_moodle_scores_every_tick_pattern_as_the_key_states(en, lab_course):
+    """For every question that takes several answers and every set of ticked boxes, Moodle's score (its
+    fractions) equals the stated rule's; a single pick scores full for the right box and 0 otherwise."""
+    import itertools
+
+    job, _ = en
+    root = ET.parse(job.output("quiz", ".moodle.xml")).getroot()
+    elements = {q.findtext("idnumber"): q for q in root.findall("question")[1:]}
+    checked = 0
+    for question in lab_course.questions:
+        element, options = elements[question.id], shown(question, lab_course)
+        indices = range(len(question.options))
+        if element.findtext("single") == "true":
+            for i in indices:
+                expected = question.points if question.options[i].correct else 0
+                assert _moodle_score(element, options, question, {i}) == pytest.approx(expected)
+            continue
+        for size in range(len(question.options) + 1):
+            for ticked in itertools.combinations(indices, size):
+                assert _moodle_score(element, options, question, set(ticked)) == pytest.approx(
+                    _paper_score(question, set(ticked)), abs=1e-4), (question.id, ticked)
+                checked += 1
+    assert checked == 6 * 16
 
 
 def test_count_picks_the_same_questions_for_every_version(lab_course, lab_verification, tmp_path):
