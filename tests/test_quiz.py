@@ -34,7 +34,7 @@ from generator.errors import BuildError
 from generator.fonts import FOLDER as FONTS_FOLDER, unprintable_emoji
 from generator.render.order import shown
 from generator.loader import load_course
-from generator.model import POINTS
+from generator.model import POINTS, Module
 from generator.render import quiz
 from generator.render.base import RenderJob
 from generator.render.quiz.select import SelectionError, make_versions, select
@@ -108,7 +108,7 @@ def _lab_question(i: int) -> dict:
     word, kind, right, features = PLAN[i]
     question = {"id": f"lab-{word}", "kind": kind, "stem": _stem(word, features),
                 "options": _options(word, kind, right, features), "difficulty": 1 + i % 3,
-                "tags": ["alpha" if i % 2 else "beta"], "facts": [GPU_FACT if "gpu" in features else PLAIN_FACT]}
+                "tags": ["alpha" if i % 2 else "beta"], "facts": [GPU_FACT if "gpu" in features else _fact_id(word)]}
     code = _code(word, features)
     if code:
         question["code"] = code
@@ -122,9 +122,17 @@ def _literal_question() -> dict:
             "facts": [PLAIN_FACT]}
 
 
+def _fact_id(word: str) -> str:
+    return f"lab-{word}-fact"
+
+
 def lab_module() -> dict:
+    """Every question tests a fact of its own: no two questions on one fact may share a sheet."""
+    words = [word for word, _, _, features in PLAN if "gpu" not in features]
     facts = [{"id": PLAIN_FACT, "claim": {"en": "lab claim: cudnn exists", "zh": "实验论断：cudnn 存在"},
               "check": {"exists": "torch.backends.cudnn"}},
+             *({"id": _fact_id(word), "claim": {"en": f"lab claim: {word} holds", "zh": f"实验论断：{word} 成立"},
+                "check": {"exists": "torch.backends.cudnn"}} for word in words),
              {"id": GPU_FACT, "claim": {"en": "lab claim: a GPU answers", "zh": "实验论断：GPU 会响应"},
               "check": {"expr": "torch.cuda.is_available()"}, "requires": ["cuda"],
               "source": "https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py"}]
@@ -582,7 +590,7 @@ def test_moodle_scores_every_tick_pattern_as_the_key_states(en, lab_course):
 def test_count_picks_the_same_questions_for_every_version(lab_course, lab_verification, tmp_path):
     job, paths = _render(lab_course, lab_verification, "en", tmp_path, count=5, versions=2, seed=3, paper="letter",
                          title="Week 3 check")
-    chosen = select(lab_course.questions, count=5, seed=3)
+    chosen = select(lab_course.modules, count=5, seed=3)
     others = [q for q in lab_course.questions if q not in chosen]
     for path in paths[:2]:
         pdf = read(path)
@@ -601,21 +609,73 @@ def test_fewer_versions_remove_the_sheets_no_key_matches(lab_course, lab_verific
 
 
 def test_selection_filters_and_shortfall(lab_course):
-    questions = lab_course.questions
-    beta = select(questions, tags=("beta",))
+    questions, modules = lab_course.questions, lab_course.modules
+    beta = select(modules, tags=("beta",))
     assert beta == [q for q in questions if "beta" in q.tags] and 0 < len(beta) < len(questions)
-    assert select(questions, tags=("alpha", "beta")) == questions
-    assert select(questions) == questions
-    hard = select(questions, difficulty=3)
+    assert select(modules, tags=("alpha", "beta")) == questions
+    assert select(modules) == questions
+    hard = select(modules, difficulty=3)
     assert hard and all(q.difficulty == 3 for q in hard)
-    sample = select(questions, count=6, seed=11)
-    assert sample == select(questions, count=6, seed=11)
-    assert sample != select(questions, count=6, seed=12)
+    sample = select(modules, count=6, seed=11)
+    assert sample == select(modules, count=6, seed=11)
+    assert sample != select(modules, count=6, seed=12)
     assert sample == [q for q in questions if q in sample], "a sample keeps teaching order"
     with pytest.raises(SelectionError, match=rf"asked for 99 questions but only {len(beta)} match .*tag beta"):
-        select(questions, tags=("beta",), count=99)
+        select(modules, tags=("beta",), count=99)
     with pytest.raises(SelectionError, match=r"^0 questions match the filters \(tag nothing, difficulty 2\)$"):
-        select(questions, tags=("nothing",), difficulty=2)
+        select(modules, tags=("nothing",), difficulty=2)
+
+
+def _module(name: str, questions) -> Module:
+    return Module(module=f"torch.backends.{name}", questions=list(questions))
+
+
+def _twins(lab_course, words, fact: str):
+    """Lab questions ``words`` made to test one fact, under new ids."""
+    return [by_word(lab_course, w).model_copy(update={"id": f"twin-{w}", "facts": [fact]}) for w in words]
+
+
+def test_no_two_questions_on_one_fact_share_a_sheet(lab_course):
+    twins = _twins(lab_course, ("amber", "birch", "cobalt"), "shared-fact")
+    modules = [_module("one", [*lab_course.questions[:4], twins[0]]), _module("two", twins[1:])]
+    everything = select(modules)
+    assert sum(q.id.startswith("twin-") for q in everything) == 1
+    assert len(everything) == 5
+    for seed in range(12):
+        picked = select(modules, count=5, seed=seed)
+        facts = [f for q in picked for f in q.facts]
+        assert len(facts) == len(set(facts)), seed
+    with pytest.raises(SelectionError, match=r"asked for 6 questions but only 5 of the 7 that match can share a "
+                                             r"sheet \(at most one question per fact\)"):
+        select(modules, count=6)
+
+
+def test_count_spreads_over_modules_and_difficulties(course):
+    """The shipped course: ``--module cudnn --module cuda --count 10`` picks from both, about half each, and
+    every difficulty the two modules offer; 20 questions from every module leave out none."""
+    two = course.select(["cudnn", "cuda"]).modules
+    for seed in range(8):
+        picked = select(two, count=10, seed=seed)
+        per_module = [sum(q in m.questions for q in picked) for m in two]
+        assert sorted(per_module) == [5, 5], (seed, per_module)
+        levels = [sum(q.difficulty == d for q in picked) for d in (1, 2, 3)]
+        assert max(levels) - min(levels) <= 1, (seed, levels)
+        facts = [f for q in picked for f in q.facts]
+        assert len(facts) == len(set(facts))
+        assert picked == select(two, count=10, seed=seed), "the same seed picks the same questions"
+    with_questions = [m for m in course.modules if m.questions]
+    assert len(with_questions) <= 20
+    picked = select(course.modules, count=20, seed=3)
+    assert all(any(q in m.questions for q in picked) for m in with_questions)
+
+
+def test_per_module_takes_that_many_from_every_module(course):
+    two = course.select(["cudnn", "cuda"]).modules
+    picked = select(two, per_module=3, seed=1)
+    assert [sum(q in m.questions for q in picked) for m in two] == [3, 3]
+    with pytest.raises(SelectionError, match=r"asked for 99 questions per module but only these can be picked "
+                                             r"\(at most one question per fact\): .*cudnn \d+"):
+        select(two, per_module=99)
 
 
 def test_versions_come_from_the_seed_alone(lab_course):
@@ -655,9 +715,18 @@ def test_cli_writes_a_quiz_and_reports_a_shortfall_as_usage_error(content_dir, t
     short = runner.invoke(main, [*args, "--tag", "beta", "--count", "500"])
     assert short.exit_code == 2
     assert re.search(r"asked for 500 questions but only \d+ match", short.output)
+    both = runner.invoke(main, [*args, "--count", "3", "--per-module", "2"])
+    assert both.exit_code == 2 and "--count and --per-module exclude each other" in both.output
+    many = runner.invoke(main, [*args, "--per-module", "99"])
+    assert many.exit_code == 2 and "asked for 99 questions per module" in many.output and "quizlab 17" in many.output
 
 
 # --------------------------------------------------------- the shipped course
+def chosen(course):
+    """The shipped questions a default quiz prints: all but those on a fact another one already tests."""
+    return select(course.modules)
+
+
 WHERE = {"en": r"·\d+pts?·numberonsheet:", "zh": r"·\d+分·各卷题号："}
 
 
@@ -672,7 +741,7 @@ def sheet_numbers(key: Pdf, course, lang: str) -> dict[str, dict[int, object]]:
     """{version letter: {number on its sheet: question}}, read from the key's "number on sheet: A 3 · B 5 · C 1"."""
     letters = r"·".join(rf"{v}(\d+)" for v in VERSIONS)
     numbers: dict[str, dict[int, object]] = {v: {} for v in VERSIONS}
-    for question in course.questions:
+    for question in chosen(course):
         match = re.search(re.escape(question.id) + WHERE[lang] + letters, key.text)
         assert match, (lang, question.id)
         for letter, number in zip(VERSIONS, match.groups()):
@@ -690,12 +759,12 @@ def question_start(page: str, number: int, stem: str) -> int:
 
 
 def test_shipped_content_builds_every_file_in_both_languages(shipped, course):
-    assert len(course.questions) >= 50
+    assert len(chosen(course)) >= 50 and len(chosen(course)) < len(course.questions)
     for lang, (job, paths) in shipped.items():
         assert [p.name for p in paths] == [f"quiz.{lang}.{s}" for s in ("A.pdf", "B.pdf", "C.pdf", "key.pdf",
                                                                          "moodle.xml")]
         assert all(p.stat().st_size > 0 for p in paths)
-        assert sorted(key_grid(read(paths[3]), len(VERSIONS))) == list(range(1, len(course.questions) + 1))
+        assert sorted(key_grid(read(paths[3]), len(VERSIONS))) == list(range(1, len(chosen(course)) + 1))
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -706,9 +775,9 @@ def test_shipped_questions_sit_on_every_sheet_in_one_piece(lang, shipped, course
     numbers = sheet_numbers(read(paths[3]), course, lang)
     for letter, path in zip(VERSIONS, paths):
         pdf = read(path)
-        assert sorted(numbers[letter]) == list(range(1, len(course.questions) + 1))
+        assert sorted(numbers[letter]) == list(range(1, len(chosen(course)) + 1))
         page_index = 0
-        for number in range(1, len(course.questions) + 1):
+        for number in range(1, len(chosen(course)) + 1):
             question = numbers[letter][number]
             stem = plain(question.stem.get(lang))
             while page_index < len(pdf.pages) and question_start(pdf.raw_pages[page_index], number, stem) < 0:
@@ -731,15 +800,15 @@ def test_shipped_chinese_sheets_are_chinese(shipped, course):
     pdf = read(paths[0])
     assert pdf.pages[0].startswith(squash("torch.backends 测验 A 卷"))
     han = re.compile("[\u4e00-\u9fff]")
-    printed = [q.stem.get("zh") for q in course.questions] + [
-        o.text.get("zh") for q in course.questions for o in q.options]
+    printed = [q.stem.get("zh") for q in chosen(course)] + [
+        o.text.get("zh") for q in chosen(course) for o in q.options]
     expected = sum(len(han.findall(text)) for text in printed)
     assert expected > 1000 and len(han.findall(pdf.text)) >= expected
-    assert all(plain(q.stem.zh) in pdf.text for q in course.questions if q.stem.zh)
+    assert all(plain(q.stem.zh) in pdf.text for q in chosen(course) if q.stem.zh)
 
 
 def test_shipped_emoji_are_drawn_by_the_emoji_font(shipped, course):
-    emoji = [q for q in course.questions if quiz.EMOJI.search(q.stem.en)]
+    emoji = [q for q in chosen(course) if quiz.EMOJI.search(q.stem.en)]
     if not emoji:
         pytest.skip("the shipped content holds no emoji at present")
     for lang, (_, paths) in shipped.items():
@@ -753,8 +822,8 @@ def test_shipped_moodle_xml_holds_every_question_with_feedback(shipped, course):
     for lang, (_, paths) in shipped.items():
         root = ET.parse(paths[4]).getroot()
         questions = root.findall("question[@type='multichoice']")
-        assert [q.findtext("idnumber") for q in questions] == [q.id for q in course.questions]
-        for element, question in zip(questions, course.questions):
+        assert [q.findtext("idnumber") for q in questions] == [q.id for q in chosen(course)]
+        for element, question in zip(questions, chosen(course)):
             assert element.findtext("questiontext/text").strip()
             assert element.findtext("generalfeedback/text").strip()
             answers = element.findall("answer")

@@ -46,6 +46,7 @@ class QuizOptions:
     tags: tuple[str, ...] = ()
     difficulty: Optional[int] = None
     count: Optional[int] = None
+    per_module: Optional[int] = None
     versions: int = 3
     seed: int = 0
     paper: str = "a4"
@@ -54,8 +55,8 @@ class QuizOptions:
 
 def render(job: RenderJob, options: QuizOptions = QuizOptions()) -> list[Path]:
     """Write ``quiz.<lang>.A.pdf`` ... , ``quiz.<lang>.key.pdf`` and ``quiz.<lang>.moodle.xml``."""
-    questions = select(job.course.questions, tags=options.tags, difficulty=options.difficulty,
-                       count=options.count, seed=options.seed)
+    questions = select(job.course.modules, tags=options.tags, difficulty=options.difficulty,
+                       count=options.count, per_module=options.per_module, seed=options.seed)
     versions = make_versions(questions, options.versions, options.seed)
     title = options.title or all_words(job.lang)["quiz"]["title"]
     page = _page(job, options, title, questions)
