@@ -114,6 +114,7 @@ _QUIZ = {
         "detail": "Every question: why each option is right or wrong, and the facts behind it",
         "where": "number on sheet: {}",
         "facts": "Rests on: ",
+        "verified": "verified against torch {torch} ({passed} pass, {skipped} skip)",
     },
     "zh": {
         "title": "torch.backends 测验",
@@ -134,6 +135,7 @@ _QUIZ = {
         "detail": "逐题解析：每个选项对错的理由及所依据的事实",
         "where": "各卷题号：{}",
         "facts": "依据：",
+        "verified": "已对照 torch {torch} 验证（{passed} 项通过，{skipped} 项跳过）",
     },
 }
 

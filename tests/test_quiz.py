@@ -16,8 +16,12 @@ the stem, it never cuts into it); pypdf only looks at fonts, colours and metadat
 """
 from __future__ import annotations
 
+import datetime
 import functools
 import html
+import os
+import shutil
+import sys
 import re
 import subprocess
 import xml.etree.ElementTree as ET
@@ -33,6 +37,7 @@ from generator.cli import main
 from generator.errors import BuildError
 from generator.fonts import FOLDER as FONTS_FOLDER, unprintable_emoji
 from generator.render.order import shown
+from generator.ledger import Run
 from generator.loader import load_course
 from generator.model import POINTS, Module
 from generator.render import quiz
@@ -41,6 +46,7 @@ from generator.render.quiz.select import SelectionError, make_versions, select
 from generator.verify import FactResult, Verification
 
 SEED = 7
+STEM = "quiz-s7"  # the files of the lab quiz (seed 7)
 VERSIONS = ("A", "B", "C")
 LITERAL_STEM = "Markup stays text: #set page(width: 1cm) $x^2$ *bold* _under_ <label> @ref a#b"
 LITERAL_OPTION = "#emph[no] and $y$ with *stars* _x_ <tag> @cite"
@@ -155,13 +161,30 @@ def lab_course(content_dir):
 
 @pytest.fixture(scope="module")
 def lab_verification(lab_course) -> Verification:
-    """Every fact passed except the CUDA one, skipped as on a CPU machine."""
+    return make_lab_verification(lab_course)
+
+
+LEDGER_DATE = "2026-03-04"  # the newest run the lab's ledger recorded: the quiz's date
+
+
+def make_lab_verification(course) -> Verification:
+    """Every fact passed except the CUDA one, skipped as on a CPU machine, here on a day that is not the
+    quiz's (the verification cache's day is the clock's); the ledger holds two earlier runs elsewhere."""
     results = {}
-    for fact in lab_course.facts:
+    for fact in course.facts:
         skipped = fact.id == GPU_FACT
         results[fact.id] = FactResult(fact.id, "skip" if skipped else "pass", "", "x.yaml", 1,
                                       ("cuda",) if skipped else ())
-    return Verification("2.13.0+cpu", "3.11.7", {"cuda": False}, "2026-03-04", results)
+    runs = (Run("2.14.1+cu130", "3.11.7", "2026-01-02"), Run("2.15.0+cu132", "3.11.7", LEDGER_DATE))
+    return Verification("2.13.0+cpu", "3.11.7", {"cuda": False}, "2026-12-31", results, elsewhere=runs)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def no_source_date_epoch():
+    """The lab quizzes are dated by their ledger, whatever the environment running the tests says."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("SOURCE_DATE_EPOCH", raising=False)
+        yield
 
 
 def _render(course, verification, lang, out_dir, **options):
@@ -249,21 +272,21 @@ def expected_letters(question, order: list[int]) -> str:
 
 
 def _files(job, letters=VERSIONS):
-    return {name: job.output("quiz", name) for name in [*(f".{v}.pdf" for v in letters), ".key.pdf", ".moodle.xml"]}
+    return {name: job.output(STEM, name) for name in [*(f".{v}.pdf" for v in letters), ".key.pdf", ".moodle.xml"]}
 
 
 # -------------------------------------------------------------------- lab tests
 def test_outputs_are_named_by_language_and_version(en, zh):
     for job, paths in (en, zh):
         assert paths == list(_files(job).values())
-        assert [p.name for p in paths][:4] == [f"quiz.{job.lang}.{s}" for s in ("A.pdf", "B.pdf", "C.pdf", "key.pdf")]
+        assert [p.name for p in paths][:4] == [f"quiz-s7.{job.lang}.{s}" for s in ("A.pdf", "B.pdf", "C.pdf", "key.pdf")]
         assert all(p.stat().st_size > 0 for p in paths)
 
 
 def test_each_question_appears_exactly_once_per_version(en, zh, lab_course):
     for job, _ in (en, zh):
         for letter in VERSIONS:
-            pdf = read(job.output("quiz", f".{letter}.pdf"))
+            pdf = read(job.output(STEM, f".{letter}.pdf"))
             for question in lab_course.questions:
                 assert pdf.text.count(plain(question.stem.get(job.lang))) == 1, (job.lang, letter, question.id)
                 for option in question.options:
@@ -273,7 +296,7 @@ def test_each_question_appears_exactly_once_per_version(en, zh, lab_course):
 
 def test_versions_shuffle_questions_and_options_but_keep_true_false_order(en, lab_course):
     job, _ = en
-    orders = {v: sheet_order(read(job.output("quiz", f".{v}.pdf")), lab_course.questions, "en") for v in VERSIONS}
+    orders = {v: sheet_order(read(job.output(STEM, f".{v}.pdf")), lab_course.questions, "en") for v in VERSIONS}
     question_orders = {tuple(qid for qid, _ in order) for order in orders.values()}
     assert len(question_orders) == len(VERSIONS)
     option_orders = {tuple(tuple(o) for _, o in sorted(order)) for order in orders.values()}
@@ -286,7 +309,7 @@ def test_versions_shuffle_questions_and_options_but_keep_true_false_order(en, la
 
 def test_options_carry_letters_in_print_order(en, lab_course):
     job, _ = en
-    pdf = read(job.output("quiz", ".B.pdf"))
+    pdf = read(job.output(STEM, ".B.pdf"))
     by_id = {q.id: q for q in lab_course.questions}
     for qid, order in sheet_order(pdf, lab_course.questions, "en"):
         for printed, index in enumerate(order):
@@ -297,18 +320,18 @@ def test_options_carry_letters_in_print_order(en, lab_course):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_key_letters_match_every_version(lang, en, zh, lab_course):
     job, _ = {"en": en, "zh": zh}[lang]
-    grid = key_grid(read(job.output("quiz", ".key.pdf")), len(VERSIONS))
+    grid = key_grid(read(job.output(STEM, ".key.pdf")), len(VERSIONS))
     assert sorted(grid) == list(range(1, len(lab_course.questions) + 1))
     by_id = {q.id: q for q in lab_course.questions}
     for column, letter in enumerate(VERSIONS):
-        order = sheet_order(read(job.output("quiz", f".{letter}.pdf")), lab_course.questions, lang)
+        order = sheet_order(read(job.output(STEM, f".{letter}.pdf")), lab_course.questions, lang)
         for number, (qid, options) in enumerate(order, 1):
             assert grid[number][column] == expected_letters(by_id[qid], options), (letter, number, qid)
 
 
 def test_key_explains_every_option_and_names_its_facts(en, lab_course):
     job, _ = en
-    pdf = read(job.output("quiz", ".key.pdf"))
+    pdf = read(job.output(STEM, ".key.pdf"))
     questions = lab_course.questions
     starts = [pdf.text.index(f"{q.id}·") for q in questions]
     assert starts == sorted(starts), "the key explains the questions in teaching order"
@@ -329,7 +352,7 @@ def test_first_page_has_header_boxes_and_total_points(en, lab_course):
     job, _ = en
     total = sum(q.points for q in lab_course.questions)
     for letter in VERSIONS:
-        first = read(job.output("quiz", f".{letter}.pdf")).pages[0]
+        first = read(job.output(STEM, f".{letter}.pdf")).pages[0]
         assert first.startswith(squash(f"torch.backends quiz Version {letter}"))
         for label in ("Name", "Class", "Date", "Score", f"/ {total}", "Tick the box"):
             assert squash(label) in first
@@ -339,7 +362,7 @@ def test_first_page_has_header_boxes_and_total_points(en, lab_course):
 
 def test_questions_are_numbered_with_points_and_scenarios_get_writing_space(en, lab_course):
     job, _ = en
-    pdf = read(job.output("quiz", ".A.pdf"))
+    pdf = read(job.output(STEM, ".A.pdf"))
     by_id = {q.id: q for q in lab_course.questions}
     for number, (qid, _) in enumerate(sheet_order(pdf, lab_course.questions, "en"), 1):
         question = by_id[qid]
@@ -359,7 +382,7 @@ def test_select_all_hint_only_where_several_answers_count_and_never_twice(en, zh
                 "garnet": False, "nectar": False, "amber": False, "dune": False, "mosaic": True}
     hints = {"en": "(selectallthatapply)", "zh": "（多选）"}
     for job, _ in (en, zh):
-        text = read(job.output("quiz", ".A.pdf")).text
+        text = read(job.output(STEM, ".A.pdf")).text
         for word, hinted in expected.items():
             stem = plain(by_word(lab_course, word).stem.get(job.lang))
             after = text[text.index(stem) + len(stem):]
@@ -371,7 +394,7 @@ def test_select_all_hint_only_where_several_answers_count_and_never_twice(en, zh
 def test_no_question_runs_over_a_page_break(en, zh, lab_course):
     for job, _ in (en, zh):
         for letter in VERSIONS:
-            pdf = read(job.output("quiz", f".{letter}.pdf"))
+            pdf = read(job.output(STEM, f".{letter}.pdf"))
             assert len(pdf.pages) >= 3
             for question in lab_course.questions:
                 page = pdf.page_of(plain(question.stem.get(job.lang)))
@@ -387,14 +410,16 @@ def test_no_question_runs_over_a_page_break(en, zh, lab_course):
 def test_every_page_carries_the_verification_footer(en, zh):
     for job, _ in (en, zh):
         for name in (".A.pdf", ".key.pdf"):
-            pdf = read(job.output("quiz", name))
-            assert all(squash(job.verified_line()) in page for page in pdf.pages)
+            pdf = read(job.output(STEM, name))
+            line = squash(f"{quiz.footer(job, datetime.date(2026, 3, 4))}")
+            assert line.endswith("·2026-03-04") and "2026-12-31" not in pdf.text
+            assert all(line in page for page in pdf.pages)
 
 
 def test_markup_characters_in_content_print_literally(en, zh):
     for job, _ in (en, zh):
         for name in (".A.pdf", ".key.pdf"):
-            text = read(job.output("quiz", name)).text
+            text = read(job.output(STEM, name)).text
             assert squash(LITERAL_STEM) in text
             assert squash(LITERAL_OPTION) in text
             assert squash(HTML_OPTION) in text
@@ -402,7 +427,7 @@ def test_markup_characters_in_content_print_literally(en, zh):
 
 def test_code_is_monospaced_and_coloured(en, lab_course):
     job, _ = en
-    pdf = read(job.output("quiz", ".A.pdf"))
+    pdf = read(job.output(STEM, ".A.pdf"))
     page = pdf.page_of(plain(by_word(lab_course, "amber").stem.en))
     assert any("DejaVuSansMono" in str(font.get("/BaseFont", "")) for font in pdf.fonts(page))
     stream = pdf.reader.pages[page].get_contents().get_data().decode("latin-1")
@@ -415,7 +440,7 @@ def test_emoji_are_typeset_in_colour_not_as_boxes(en, zh, lab_course):
     kestrel = by_word(lab_course, "kestrel")
     for job, _ in (en, zh):
         for name in (".A.pdf", ".key.pdf"):
-            pdf = read(job.output("quiz", name))
+            pdf = read(job.output(STEM, name))
             page = pdf.page_of(plain(kestrel.stem.get(job.lang)))
             assert squash(f"{GAME} ") in pdf.pages[page] and BRAIN in pdf.pages[page]
             assert any(font["/Subtype"] == "/Type3" for font in pdf.fonts(page)), (job.lang, name)
@@ -437,7 +462,7 @@ def test_missing_emoji_font_is_a_clear_error_only_when_content_has_emoji(lab_cou
 def test_english_quizzes_use_only_embedded_and_shipped_fonts(en):
     """Typst's own fonts and those torchdeck ships: the same PDF on any machine, fonts installed or not."""
     job, _ = en
-    pdf = read(job.output("quiz", ".A.pdf"))
+    pdf = read(job.output(STEM, ".A.pdf"))
     names = {str(font.get("/BaseFont", "")).split("+")[-1] for page in range(len(pdf.pages))
              for font in pdf.fonts(page)}
     allowed = ("Libertinus", "DejaVuSansMono", "NotoColorEmoji", "Type3")
@@ -458,11 +483,11 @@ def test_unprintable_emoji_names_what_the_shipped_font_lacks():
 
 def test_chinese_sheets_extract_as_chinese(zh, lab_course):
     job, _ = zh
-    pdf = read(job.output("quiz", ".A.pdf"))
+    pdf = read(job.output(STEM, ".A.pdf"))
     assert pdf.pages[0].startswith(squash("torch.backends 测验 A 卷"))
     assert "姓名" in pdf.pages[0] and "得分" in pdf.pages[0]
     assert any("NotoSansCJK" in str(font.get("/BaseFont", "")) for font in pdf.fonts(0))
-    key = read(job.output("quiz", ".key.pdf")).text
+    key = read(job.output(STEM, ".key.pdf")).text
     assert squash("未在此环境验证（需要 CUDA）") in key and "实验论断：GPU会响应" in key
 
 
@@ -472,14 +497,63 @@ def test_same_seed_gives_byte_identical_files(en, lab_course, lab_verification, 
     for first, second in zip(paths, again):
         assert first.read_bytes() == second.read_bytes(), first.name
     for path in paths[:4]:
-        assert read(path).reader.metadata["/CreationDate"] == "D:20260304000000Z", "dated by the verification"
+        assert read(path).reader.metadata["/CreationDate"] == "D:20260304000000Z", "dated by the ledger"
     _, other = _render(lab_course, lab_verification, "en", tmp_path / "other", seed=SEED + 1, versions=1)
     assert other[0].read_bytes() != paths[0].read_bytes()
 
 
+BUILD_LAB_QUIZ = """
+import sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+import test_quiz
+from generator.loader import load_course
+course = load_course(sys.argv[2])
+test_quiz._render(course, test_quiz.make_lab_verification(course), "en", Path(sys.argv[3]), seed=3, count=4,
+                  versions=1)
+"""
+
+
+def _build_under_clock(content_dir, out: Path, clock: str, epoch=None) -> dict[str, bytes]:
+    """The lab quiz built in a fresh process whose clock ``faketime`` sets to ``clock``: {file name: bytes}."""
+    env = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent)
+    if epoch is not None:
+        env["SOURCE_DATE_EPOCH"] = str(epoch)
+    subprocess.run(["faketime", clock, sys.executable, "-c", BUILD_LAB_QUIZ, str(Path(__file__).parent),
+                    str(content_dir), str(out)], env=env, check=True, capture_output=True, timeout=120)
+    return {path.name: path.read_bytes() for path in sorted(out.iterdir())}
+
+
+@pytest.mark.skipif(not shutil.which("faketime"), reason="needs faketime (apt package faketime)")
+def test_pdfs_are_byte_identical_on_any_day(content_dir, tmp_path):
+    """Two processes whose clocks read years apart write the same bytes, dated by the ledger; with
+    SOURCE_DATE_EPOCH the footer and metadata carry its day, again whatever the clock says."""
+    first = _build_under_clock(content_dir, tmp_path / "one", "2024-02-29 23:59:00")
+    second = _build_under_clock(content_dir, tmp_path / "two", "2031-07-01 08:00:00")
+    assert list(first) == ["quiz-s3.en.A.pdf", "quiz-s3.en.key.pdf", "quiz-s3.en.moodle.xml"]
+    assert first == second
+    sheet = read(tmp_path / "one" / "quiz-s3.en.A.pdf")
+    assert sheet.reader.metadata["/CreationDate"] == "D:20260304000000Z" and "2026-03-04" in sheet.text
+    epoch = 1700000000  # 2023-11-14 22:13:20 UTC
+    third = _build_under_clock(content_dir, tmp_path / "three", "2030-01-01 00:00:00", epoch)
+    fourth = _build_under_clock(content_dir, tmp_path / "four", "2025-06-15 12:00:00", epoch)
+    assert third == fourth and third != first
+    sheet = read(tmp_path / "three" / "quiz-s3.en.A.pdf")
+    assert sheet.reader.metadata["/CreationDate"] == "D:20231114000000Z"
+    assert all("2023-11-14" in page for page in sheet.pages) and "2026-03-04" not in sheet.text
+
+
+def test_a_bad_source_date_epoch_is_a_clear_error(content_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "yesterday")
+    done = CliRunner().invoke(main, ["quiz", "--content", str(content_dir), "--out", str(tmp_path), "--quiet"])
+    assert done.exit_code == 2 and "SOURCE_DATE_EPOCH='yesterday' is not a count of seconds" in done.output
+    assert not list(tmp_path.glob("quiz*"))
+
+
 def test_moodle_xml_holds_every_question_with_per_option_feedback(en, lab_course):
     job, _ = en
-    root = ET.parse(job.output("quiz", ".moodle.xml")).getroot()
+    root = ET.parse(job.output(STEM, ".moodle.xml")).getroot()
     assert root.tag == "quiz"
     assert root[0].get("type") == "category"
     questions = {q.findtext("idnumber"): q for q in root.findall("question[@type='multichoice']")}
@@ -517,10 +591,10 @@ def test_points_follow_the_kind_unless_a_question_says(en, lab_course):
     expected["lab-literal"] = 2
     assert {q.id: q.points for q in lab_course.questions} == expected
     assert {POINTS[k] for k in ("single", "truefalse")} == {1} and (POINTS["multi"], POINTS["scenario"]) == (2, 3)
-    root = ET.parse(job.output("quiz", ".moodle.xml")).getroot()
+    root = ET.parse(job.output(STEM, ".moodle.xml")).getroot()
     grades = {q.findtext("idnumber"): int(q.findtext("defaultgrade")) for q in root.findall("question")[1:]}
     assert grades == expected
-    key = read(job.output("quiz", ".key.pdf")).text
+    key = read(job.output(STEM, ".key.pdf")).text
     for question in lab_course.questions:
         unit = "pt" if question.points == 1 else "pts"
         assert f"{question.id}·{question.points}{unit}·" in key, question.id
@@ -536,14 +610,14 @@ def _key_blocks(pdf: "Pdf", questions) -> dict[str, str]:
 def test_key_gives_scenarios_a_rubric_and_multi_answers_the_scoring_rule(lang, en, zh, lab_course):
     job, _ = {"en": en, "zh": zh}[lang]
     words = quiz.all_words(lang)["quiz"]
-    blocks = _key_blocks(read(job.output("quiz", ".key.pdf")), lab_course.questions)
+    blocks = _key_blocks(read(job.output(STEM, ".key.pdf")), lab_course.questions)
     several = {"birch", "fjord", "juniper", "mosaic", "cobalt", "kestrel"}
     for question in lab_course.questions:
         word = question.id.removeprefix("lab-")
         block = blocks[question.id]
         assert (squash(words["scoring"]) in block) == (word in several), (lang, word)
         assert (squash(words["rubric"]) in block) == (question.kind == "scenario"), (lang, word)
-    assert squash(words["instructions"]) in read(job.output("quiz", ".A.pdf")).pages[0]
+    assert squash(words["instructions"]) in read(job.output(STEM, ".A.pdf")).pages[0]
 
 
 def _paper_score(question, ticked: set[int]) -> float:
@@ -568,7 +642,7 @@ def test_moodle_scores_every_tick_pattern_as_the_key_states(en, lab_course):
     import itertools
 
     job, _ = en
-    root = ET.parse(job.output("quiz", ".moodle.xml")).getroot()
+    root = ET.parse(job.output(STEM, ".moodle.xml")).getroot()
     elements = {q.findtext("idnumber"): q for q in root.findall("question")[1:]}
     checked = 0
     for question in lab_course.questions:
@@ -710,8 +784,16 @@ def test_cli_writes_a_quiz_and_reports_a_shortfall_as_usage_error(content_dir, t
     args = ["quiz", "--content", str(content_dir), "--out", str(out), "--lang", "zh", "--quiet"]
     done = runner.invoke(main, [*args, "--count", "4", "--versions", "2", "--seed", "9"])
     assert done.exit_code == 0, done.output
-    assert sorted(p.name for p in out.glob("quiz.*")) == [
-        "quiz.zh.A.pdf", "quiz.zh.B.pdf", "quiz.zh.key.pdf", "quiz.zh.moodle.xml"]
+    assert sorted(p.name for p in out.glob("quiz*")) == [
+        "quiz-s9.zh.A.pdf", "quiz-s9.zh.B.pdf", "quiz-s9.zh.key.pdf", "quiz-s9.zh.moodle.xml"]
+    first = {p: p.read_bytes() for p in out.glob("quiz*")}
+    named = runner.invoke(main, [*args, "--count", "2", "--versions", "1", "--seed", "9", "--name", "week-3"])
+    assert named.exit_code == 0, named.output
+    assert sorted(p.name for p in out.glob("quiz-week-3*")) == [
+        "quiz-week-3.zh.A.pdf", "quiz-week-3.zh.key.pdf", "quiz-week-3.zh.moodle.xml"]
+    assert all(path.read_bytes() == data for path, data in first.items()), "the first quiz is left as it was"
+    bad = runner.invoke(main, [*args, "--name", "../week 3"])
+    assert bad.exit_code == 2 and "may hold only letters, digits" in bad.output
     short = runner.invoke(main, [*args, "--tag", "beta", "--count", "500"])
     assert short.exit_code == 2
     assert re.search(r"asked for 500 questions but only \d+ match", short.output)
@@ -761,7 +843,7 @@ def question_start(page: str, number: int, stem: str) -> int:
 def test_shipped_content_builds_every_file_in_both_languages(shipped, course):
     assert len(chosen(course)) >= 50 and len(chosen(course)) < len(course.questions)
     for lang, (job, paths) in shipped.items():
-        assert [p.name for p in paths] == [f"quiz.{lang}.{s}" for s in ("A.pdf", "B.pdf", "C.pdf", "key.pdf",
+        assert [p.name for p in paths] == [f"quiz-s0.{lang}.{s}" for s in ("A.pdf", "B.pdf", "C.pdf", "key.pdf",
                                                                          "moodle.xml")]
         assert all(p.stat().st_size > 0 for p in paths)
         assert sorted(key_grid(read(paths[3]), len(VERSIONS))) == list(range(1, len(chosen(course)) + 1))
