@@ -115,6 +115,14 @@ _QUIZ = {
         "where": "number on sheet: {}",
         "facts": "Rests on: ",
         "verified": "verified against torch {torch} ({passed} pass, {skipped} skip)",
+        "answer_sheet": "Answer sheet",
+        "answer_how": ("Fill the bubble of the answer you choose; where a question says “select all that apply”, "
+                       "fill every correct one. Scenario questions (✎): explain your choice on the question paper."),
+        "marking": "Marking grid",
+        "marking_how": ("Lay this page beside a student's answer sheet of the same version: the filled bubbles "
+                        "are the right answers, then the points. Several answers score as the key states; "
+                        "✎ marks a scenario: mark its explanation on the question paper with the key's rubric."),
+        "on_paper": "✎",
     },
     "zh": {
         "title": "torch.backends 测验",
@@ -136,6 +144,12 @@ _QUIZ = {
         "where": "各卷题号：{}",
         "facts": "依据：",
         "verified": "已对照 torch {torch} 验证（{passed} 项通过，{skipped} 项跳过）",
+        "answer_sheet": "答题卡",
+        "answer_how": "请涂满所选答案的圆圈；标有“多选”的题目请涂满所有正确选项。情景题（✎）请在试卷上写出理由。",
+        "marking": "评分表",
+        "marking_how": ("将本页与同一卷别的学生答题卡并排对照：涂黑的圆圈即正确答案，其后为分值。多选题按答案中的规则计分；"
+                        "✎ 表示情景题：请按答案中的评分标准在试卷上批改其理由。"),
+        "on_paper": "✎",
     },
 }
 

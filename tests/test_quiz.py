@@ -271,15 +271,26 @@ def expected_letters(question, order: list[int]) -> str:
     return ",".join("ABCDEFGH"[printed] for printed, index in enumerate(order) if question.options[index].correct)
 
 
+def named(paths, ending: str) -> Path:
+    """The one path of ``paths`` whose name ends with ``ending`` ('.A.pdf', '.key.pdf')."""
+    found = [p for p in paths if p.name.endswith(ending)]
+    assert len(found) == 1, (ending, paths)
+    return found[0]
+
+
 def _files(job, letters=VERSIONS):
-    return {name: job.output(STEM, name) for name in [*(f".{v}.pdf" for v in letters), ".key.pdf", ".moodle.xml"]}
+    names = [*(f".{v}{kind}.pdf" for v in letters for kind in ("", ".answers")), ".key.pdf", ".marking.pdf",
+             ".moodle.xml"]
+    return {name: job.output(STEM, name) for name in names}
 
 
 # -------------------------------------------------------------------- lab tests
 def test_outputs_are_named_by_language_and_version(en, zh):
     for job, paths in (en, zh):
         assert paths == list(_files(job).values())
-        assert [p.name for p in paths][:4] == [f"quiz-s7.{job.lang}.{s}" for s in ("A.pdf", "B.pdf", "C.pdf", "key.pdf")]
+        assert [p.name for p in paths] == [f"quiz-s7.{job.lang}.{s}" for s in (
+            "A.pdf", "A.answers.pdf", "B.pdf", "B.answers.pdf", "C.pdf", "C.answers.pdf", "key.pdf", "marking.pdf",
+            "moodle.xml")]
         assert all(p.stat().st_size > 0 for p in paths)
 
 
@@ -456,7 +467,7 @@ def test_missing_emoji_font_is_a_clear_error_only_when_content_has_emoji(lab_cou
         _render(lab_course, lab_verification, "en", tmp_path / "emoji")
     assert not (tmp_path / "emoji").exists() or not list((tmp_path / "emoji").iterdir())
     _, paths = _render(lab_course, lab_verification, "en", tmp_path / "alpha", tags=("alpha",), versions=1)
-    assert BRAIN not in read(paths[0]).text, "kestrel (beta) is not in this quiz, so it needs no emoji font"
+    assert BRAIN not in read(named(paths, ".A.pdf")).text, "kestrel (beta) is not in this quiz, so it needs no emoji font"
 
 
 def test_english_quizzes_use_only_embedded_and_shipped_fonts(en):
@@ -496,10 +507,10 @@ def test_same_seed_gives_byte_identical_files(en, lab_course, lab_verification, 
     _, again = _render(lab_course, lab_verification, "en", tmp_path / "again", seed=SEED)
     for first, second in zip(paths, again):
         assert first.read_bytes() == second.read_bytes(), first.name
-    for path in paths[:4]:
+    for path in [p for p in paths if p.suffix == ".pdf"]:
         assert read(path).reader.metadata["/CreationDate"] == "D:20260304000000Z", "dated by the ledger"
     _, other = _render(lab_course, lab_verification, "en", tmp_path / "other", seed=SEED + 1, versions=1)
-    assert other[0].read_bytes() != paths[0].read_bytes()
+    assert named(other, ".A.pdf").read_bytes() != named(paths, ".A.pdf").read_bytes()
 
 
 BUILD_LAB_QUIZ = """
@@ -531,7 +542,8 @@ def test_pdfs_are_byte_identical_on_any_day(content_dir, tmp_path):
     SOURCE_DATE_EPOCH the footer and metadata carry its day, again whatever the clock says."""
     first = _build_under_clock(content_dir, tmp_path / "one", "2024-02-29 23:59:00")
     second = _build_under_clock(content_dir, tmp_path / "two", "2031-07-01 08:00:00")
-    assert list(first) == ["quiz-s3.en.A.pdf", "quiz-s3.en.key.pdf", "quiz-s3.en.moodle.xml"]
+    assert list(first) == ["quiz-s3.en.A.answers.pdf", "quiz-s3.en.A.pdf", "quiz-s3.en.key.pdf", "quiz-s3.en.marking.pdf",
+                           "quiz-s3.en.moodle.xml"]
     assert first == second
     sheet = read(tmp_path / "one" / "quiz-s3.en.A.pdf")
     assert sheet.reader.metadata["/CreationDate"] == "D:20260304000000Z" and "2026-03-04" in sheet.text
@@ -582,6 +594,90 @@ def test_moodle_xml_holds_every_question_with_per_option_feedback(en, lab_course
         "true", "true", "true", "false", "false"], "a scenario with one right answer is answered like a single"
     literal = questions["lab-literal"].findtext("questiontext/text")
     assert html.escape(LITERAL_STEM) in literal and "<label>" not in literal
+
+
+UNITS = {"en": ("pt", "pts"), "zh": ("分", "分")}
+
+
+def bubble_rows(raw_page: str, lang: str) -> dict[int, tuple[str, str, bool, int]]:
+    """{number: (bubble letters, correct letters or '', scenario mark, points)} from an answer sheet or
+    marking page. Bubbles are A, B, C, ... in order; a marked correct letter never continues that run."""
+    rows = {}
+    unit = "|".join(map(re.escape, UNITS[lang]))
+    for line in raw_page.splitlines():
+        tokens = line.split()
+        if len(tokens) < 4 or not tokens[0].isdigit() or tokens[1] != "A" or not re.fullmatch(unit, tokens[-1]):
+            continue
+        count = 0
+        while count + 1 < len(tokens) and tokens[count + 1] == "ABCDEFGH"[count]:
+            count += 1
+        rest = tokens[count + 1:-2]
+        correct = rest[0] if rest and rest[0] != "✎" else ""
+        rows[int(tokens[0])] = ("ABCDEFGH"[:count], correct, "✎" in rest, int(tokens[-2]))
+    return rows
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_answer_sheet_is_one_page_with_a_bubble_row_per_question(lang, en, zh, lab_course):
+    """Each version's answer sheet: one page with its version, the name fields and, for every number, as
+    many bubbles as that question prints options, its points and ✎ where a scenario is explained."""
+    job, paths = {"en": en, "zh": zh}[lang]
+    by_id = {q.id: q for q in lab_course.questions}
+    labels = {"en": ("Answer sheet", "Version {}", "Name"), "zh": ("答题卡", "{} 卷", "姓名")}[lang]
+    for letter in VERSIONS:
+        path = job.output(STEM, f".{letter}.answers.pdf")
+        assert path in paths
+        sheet = read(path)
+        assert len(sheet.pages) == 1 and len(sheet.reader.pages) == 1
+        first = sheet.pages[0]
+        assert first.startswith(squash(f"{quiz.all_words(lang)['quiz']['title']} {labels[0]}"))
+        assert squash(labels[1].format(letter)) in first and labels[2] in first
+        rows = bubble_rows(sheet.raw_pages[0], lang)
+        order = sheet_order(read(job.output(STEM, f".{letter}.pdf")), lab_course.questions, lang)
+        assert sorted(rows) == list(range(1, len(order) + 1))
+        for number, (qid, options) in enumerate(order, 1):
+            question = by_id[qid]
+            assert rows[number] == ("ABCD"[:len(options)], "", question.kind == "scenario", question.points), number
+
+
+def test_marking_grid_gives_every_versions_right_letters_and_points(en, lab_course):
+    """A page per version, in the answer sheet's layout: the right letters (as the key grid gives them)
+    and the points of every number."""
+    job, paths = en
+    marking = read(job.output(STEM, ".marking.pdf"))
+    assert job.output(STEM, ".marking.pdf") in paths and len(marking.pages) == len(VERSIONS)
+    grid = key_grid(read(job.output(STEM, ".key.pdf")), len(VERSIONS))
+    by_id = {q.id: q for q in lab_course.questions}
+    for column, (letter, page) in enumerate(zip(VERSIONS, marking.raw_pages)):
+        assert squash(f"Marking grid Version {letter}") in squash(page)
+        rows = bubble_rows(page, "en")
+        order = sheet_order(read(job.output(STEM, f".{letter}.pdf")), lab_course.questions, "en")
+        assert sorted(rows) == list(range(1, len(order) + 1))
+        for number, (qid, options) in enumerate(order, 1):
+            question = by_id[qid]
+            expected = expected_letters(question, options)
+            assert rows[number] == ("ABCD"[:len(options)], expected, question.kind == "scenario",
+                                    question.points), (letter, number)
+            assert grid[number][column] == expected
+
+
+@pytest.fixture(scope="module")
+def sized(course, verification, tmp_path_factory):
+    """Quizzes of 20 and 40 shipped questions, two versions each: {count: (job, paths)}."""
+    return {count: _render(course, verification, "en", tmp_path_factory.mktemp(f"sized{count}"), count=count,
+                           versions=2, seed=count) for count in (20, 40)}
+
+
+@pytest.mark.parametrize("count", [20, 40])
+def test_answer_sheet_is_one_page_for_20_and_40_questions(count, sized):
+    job, paths = sized[count]
+    for letter in ("A", "B"):
+        sheet = read(job.output(f"quiz-s{count}", f".{letter}.answers.pdf"))
+        assert len(sheet.reader.pages) == 1
+        assert sorted(bubble_rows(sheet.raw_pages[0], "en")) == list(range(1, count + 1))
+    marking = read(job.output(f"quiz-s{count}", ".marking.pdf"))
+    assert len(marking.reader.pages) == 2
+    assert all(sorted(bubble_rows(page, "en")) == list(range(1, count + 1)) for page in marking.raw_pages)
 
 
 def test_points_follow_the_kind_unless_a_question_says(en, lab_course):
@@ -666,18 +762,18 @@ def test_count_picks_the_same_questions_for_every_version(lab_course, lab_verifi
                          title="Week 3 check")
     chosen = select(lab_course.modules, count=5, seed=3)
     others = [q for q in lab_course.questions if q not in chosen]
-    for path in paths[:2]:
+    for path in (named(paths, ".A.pdf"), named(paths, ".B.pdf")):
         pdf = read(path)
         assert pdf.pages[0].startswith(squash("Week 3 check"))
         assert [round(float(x)) for x in pdf.reader.pages[0].mediabox[2:]] == [612, 792]
         assert all(pdf.text.count(plain(q.stem.en)) == 1 for q in chosen)
         assert not any(plain(q.stem.en) in pdf.text for q in others)
-    assert sorted(key_grid(read(paths[2]), 2)) == [1, 2, 3, 4, 5]
+    assert sorted(key_grid(read(named(paths, ".key.pdf")), 2)) == [1, 2, 3, 4, 5]
 
 
 def test_fewer_versions_remove_the_sheets_no_key_matches(lab_course, lab_verification, tmp_path):
     _, first = _render(lab_course, lab_verification, "en", tmp_path, versions=3, count=1)
-    assert squash("1 question ·") in read(first[2]).pages[0]
+    assert squash("1 question ·") in read(named(first, ".key.pdf")).pages[0]
     _, paths = _render(lab_course, lab_verification, "en", tmp_path, versions=2, count=2)
     assert sorted(tmp_path.iterdir()) == sorted(paths)
 
@@ -785,12 +881,14 @@ def test_cli_writes_a_quiz_and_reports_a_shortfall_as_usage_error(content_dir, t
     done = runner.invoke(main, [*args, "--count", "4", "--versions", "2", "--seed", "9"])
     assert done.exit_code == 0, done.output
     assert sorted(p.name for p in out.glob("quiz*")) == [
-        "quiz-s9.zh.A.pdf", "quiz-s9.zh.B.pdf", "quiz-s9.zh.key.pdf", "quiz-s9.zh.moodle.xml"]
+        "quiz-s9.zh.A.answers.pdf", "quiz-s9.zh.A.pdf", "quiz-s9.zh.B.answers.pdf", "quiz-s9.zh.B.pdf",
+        "quiz-s9.zh.key.pdf", "quiz-s9.zh.marking.pdf", "quiz-s9.zh.moodle.xml"]
     first = {p: p.read_bytes() for p in out.glob("quiz*")}
     named = runner.invoke(main, [*args, "--count", "2", "--versions", "1", "--seed", "9", "--name", "week-3"])
     assert named.exit_code == 0, named.output
     assert sorted(p.name for p in out.glob("quiz-week-3*")) == [
-        "quiz-week-3.zh.A.pdf", "quiz-week-3.zh.key.pdf", "quiz-week-3.zh.moodle.xml"]
+        "quiz-week-3.zh.A.answers.pdf", "quiz-week-3.zh.A.pdf", "quiz-week-3.zh.key.pdf",
+        "quiz-week-3.zh.marking.pdf", "quiz-week-3.zh.moodle.xml"]
     assert all(path.read_bytes() == data for path, data in first.items()), "the first quiz is left as it was"
     bad = runner.invoke(main, [*args, "--name", "../week 3"])
     assert bad.exit_code == 2 and "may hold only letters, digits" in bad.output
@@ -843,10 +941,16 @@ def question_start(page: str, number: int, stem: str) -> int:
 def test_shipped_content_builds_every_file_in_both_languages(shipped, course):
     assert len(chosen(course)) >= 50 and len(chosen(course)) < len(course.questions)
     for lang, (job, paths) in shipped.items():
-        assert [p.name for p in paths] == [f"quiz-s0.{lang}.{s}" for s in ("A.pdf", "B.pdf", "C.pdf", "key.pdf",
-                                                                         "moodle.xml")]
+        assert [p.name for p in paths] == [f"quiz-s0.{lang}.{s}" for s in (
+            "A.pdf", "A.answers.pdf", "B.pdf", "B.answers.pdf", "C.pdf", "C.answers.pdf", "key.pdf", "marking.pdf",
+            "moodle.xml")]
         assert all(p.stat().st_size > 0 for p in paths)
-        assert sorted(key_grid(read(paths[3]), len(VERSIONS))) == list(range(1, len(chosen(course)) + 1))
+        numbers = list(range(1, len(chosen(course)) + 1))
+        assert sorted(key_grid(read(named(paths, ".key.pdf")), len(VERSIONS))) == numbers
+        for letter in VERSIONS:
+            answers = read(named(paths, f".{letter}.answers.pdf"))
+            assert len(answers.reader.pages) == 1, (lang, letter, "every shipped question on one answer sheet")
+            assert sorted(bubble_rows(answers.raw_pages[0], lang)) == numbers
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -854,9 +958,9 @@ def test_shipped_questions_sit_on_every_sheet_in_one_piece(lang, shipped, course
     """Each version holds every stem at the number the key gives it, and each question's options and
     code lines stand on the page of its stem, before the next question begins."""
     job, paths = shipped[lang]
-    numbers = sheet_numbers(read(paths[3]), course, lang)
-    for letter, path in zip(VERSIONS, paths):
-        pdf = read(path)
+    numbers = sheet_numbers(read(named(paths, ".key.pdf")), course, lang)
+    for letter in VERSIONS:
+        pdf = read(named(paths, f".{letter}.pdf"))
         assert sorted(numbers[letter]) == list(range(1, len(chosen(course)) + 1))
         page_index = 0
         for number in range(1, len(chosen(course)) + 1):
@@ -879,7 +983,7 @@ def test_shipped_questions_sit_on_every_sheet_in_one_piece(lang, shipped, course
 def test_shipped_chinese_sheets_are_chinese(shipped, course):
     """Every Chinese character of the stems and options comes back out of the sheet as that character."""
     _, paths = shipped["zh"]
-    pdf = read(paths[0])
+    pdf = read(named(paths, ".A.pdf"))
     assert pdf.pages[0].startswith(squash("torch.backends 测验 A 卷"))
     han = re.compile("[\u4e00-\u9fff]")
     printed = [q.stem.get("zh") for q in chosen(course)] + [
@@ -894,7 +998,7 @@ def test_shipped_emoji_are_drawn_by_the_emoji_font(shipped, course):
     if not emoji:
         pytest.skip("the shipped content holds no emoji at present")
     for lang, (_, paths) in shipped.items():
-        pdf = read(paths[0])
+        pdf = read(named(paths, ".A.pdf"))
         stem = plain(emoji[0].stem.get(lang))
         page = next(n for n, text in enumerate(pdf.pages) if stem in text)
         assert any(font["/Subtype"] == "/Type3" for font in pdf.fonts(page)), lang
@@ -902,7 +1006,7 @@ def test_shipped_emoji_are_drawn_by_the_emoji_font(shipped, course):
 
 def test_shipped_moodle_xml_holds_every_question_with_feedback(shipped, course):
     for lang, (_, paths) in shipped.items():
-        root = ET.parse(paths[4]).getroot()
+        root = ET.parse(named(paths, ".moodle.xml")).getroot()
         questions = root.findall("question[@type='multichoice']")
         assert [q.findtext("idnumber") for q in questions] == [q.id for q in chosen(course)]
         for element, question in zip(questions, chosen(course)):

@@ -38,6 +38,7 @@ MONO_FONT = "DejaVu Sans Mono"  # embedded in Typst
 EMOJI_FONT = "Noto Color Emoji"  # the content's emoji, shipped in generator/fonts; only for content with emoji
 PAPERS = {"a4": "a4", "letter": "us-letter"}
 MAX_VERSIONS = 26  # A to Z
+ROWS_PER_COLUMN = 25  # of the answer sheet's bubble grid at full size; more rows shrink to stay on one page
 WRITING_LINES = 4  # ruled lines under a scenario question
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")  # a quiz's --name: safe in a file name, no dots
 
@@ -71,15 +72,20 @@ def check_name(name: str) -> str:
 
 
 def render(job: RenderJob, options: QuizOptions = QuizOptions()) -> list[Path]:
-    """Write ``<stem>.<lang>.A.pdf`` ... , ``<stem>.<lang>.key.pdf`` and ``<stem>.<lang>.moodle.xml``."""
+    """Write per version ``<stem>.<lang>.A.pdf`` (questions) and ``.A.answers.pdf`` (a one-page answer
+    sheet), then ``<stem>.<lang>.key.pdf``, ``.marking.pdf`` (a page per version) and ``.moodle.xml``."""
     stem = options.stem
     questions = select(job.course.modules, tags=options.tags, difficulty=options.difficulty,
                        count=options.count, per_module=options.per_module, seed=options.seed)
     versions = make_versions(questions, options.versions, options.seed)
     title = options.title or all_words(job.lang)["quiz"]["title"]
     page = _page(job, options, title, questions)
-    files = {job.output(stem, f".{v.letter}.pdf"): typeset(sheet_data(job, v, page)) for v in versions}
+    files = {}
+    for version in versions:
+        files[job.output(stem, f".{version.letter}.pdf")] = typeset(sheet_data(job, version, page))
+        files[job.output(stem, f".{version.letter}.answers.pdf")] = typeset(answers_data(job, version, page))
     files[job.output(stem, ".key.pdf")] = typeset(key_data(job, questions, versions, page))
+    files[job.output(stem, ".marking.pdf")] = typeset(marking_data(job, versions, page))
     files[job.output(stem, ".moodle.xml")] = moodle_xml(job, questions, title)
     for path, data in files.items():
         atomic_write_bytes(path, data)
@@ -91,6 +97,7 @@ def _remove_stale_sheets(job: RenderJob, stem: str, built: int) -> None:
     """Sheets of versions an earlier run of this quiz built beyond this run's last: no key matches them any more."""
     for index in range(built, MAX_VERSIONS):
         job.output(stem, f".{letter(index)}.pdf").unlink(missing_ok=True)
+        job.output(stem, f".{letter(index)}.answers.pdf").unlink(missing_ok=True)
 
 
 # ------------------------------------------------------------ template data
@@ -145,6 +152,28 @@ def sheet_data(job: RenderJob, version: Version, page: dict) -> dict:
             "total": _total(job, len(version.placed), points),
             "total_points": points,
             "questions": [_sheet_question(job, number, placed) for number, placed in enumerate(version.placed, 1)]}
+
+
+def answers_data(job: RenderJob, version: Version, page: dict) -> dict:
+    """The one-page answer sheet of one version: a bubble per option of every question."""
+    return {**page, "kind": "answers", **_bubble_sheet(job, version, marking=False)}
+
+
+def marking_data(job: RenderJob, versions: Sequence[Version], page: dict) -> dict:
+    """The marking grid: each version's answer sheet with the right bubbles filled, a page per version."""
+    return {**page, "kind": "marking", "label": all_words(job.lang)["quiz"]["marking"],
+            "sheets": [_bubble_sheet(job, v, marking=True) for v in versions]}
+
+
+def _bubble_sheet(job: RenderJob, version: Version, marking: bool) -> dict:
+    points = sum(p.question.points for p in version.placed)
+    return {"label": all_words(job.lang)["quiz"]["version"].format(version.letter),
+            "total": _total(job, len(version.placed), points), "total_points": points,
+            "columns": min(3, max(2, -(-len(version.placed) // ROWS_PER_COLUMN))),
+            "rows": [{"number": number, "letters": [letter(i) for i in range(len(placed.order))],
+                      "correct": placed.correct_letters.split(",") if marking else [],
+                      "points": _points(job, placed.question), "explain": placed.question.kind == "scenario"}
+                     for number, placed in enumerate(version.placed, 1)]}
 
 
 def _sheet_question(job: RenderJob, number: int, placed: Placed) -> dict:
