@@ -256,15 +256,36 @@ def sheet_order(pdf: Pdf, questions, lang: str) -> list[tuple[str, list[int]]]:
 
 
 def key_grid(pdf: Pdf, versions: int) -> dict[int, tuple[str, ...]]:
-    cell = r"([A-Z](?:,[A-Z])*)"
-    row = re.compile(rf"^(\d+)" + rf" {cell}" * versions + r"$")
-    grid = {}
+    """{number: each version's letters} from the key's grid tables: a header line "# A B C" names the
+    versions of the rows below it (20 versions make several tables; a table's header repeats on a new page)."""
+    cell = re.compile(r"[A-Z](?:,[A-Z])*")
+    cells: dict[int, dict[str, str]] = {}
     for text in pdf.raw_pages:
+        columns = None
         for line in text.splitlines():
-            match = row.match(line.strip())
-            if match:
-                grid[int(match.group(1))] = match.groups()[1:]
-    return grid
+            tokens = line.split()
+            if tokens[:1] == ["#"] and len(tokens) > 1 and all(re.fullmatch("[A-Z]", t) for t in tokens[1:]):
+                columns = tokens[1:]
+            elif (columns and len(tokens) == len(columns) + 1 and tokens[0].isdigit()
+                  and all(cell.fullmatch(t) for t in tokens[1:])):
+                cells.setdefault(int(tokens[0]), {}).update(zip(columns, tokens[1:]))
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[:versions]
+    return {n: tuple(row[v] for v in letters) for n, row in cells.items() if sorted(row) == list(letters)}
+
+
+def overprinted(path: Path) -> list[tuple[int, str, str]]:
+    """Words whose boxes overlap (by more than half a point each way) on any page, from pdftotext -bbox."""
+    xhtml = subprocess.run(["pdftotext", "-bbox", "-enc", "UTF-8", str(path), "-"], capture_output=True,
+                           check=True).stdout.decode("utf-8")
+    word = re.compile(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</word>')
+    clashes = []
+    for number, page in enumerate(xhtml.split("<page ")[1:], 1):
+        boxes = [(float(a), float(b), float(c), float(d), text) for a, b, c, d, text in word.findall(page)]
+        for i, (x0, y0, x1, y1, text) in enumerate(boxes):
+            for u0, v0, u1, v1, other in boxes[i + 1:]:
+                if min(x1, u1) - max(x0, u0) > 0.5 and min(y1, v1) - max(y0, v0) > 0.5:
+                    clashes.append((number, text, other))
+    return clashes
 
 
 def expected_letters(question, order: list[int]) -> str:
@@ -663,9 +684,9 @@ def test_marking_grid_gives_every_versions_right_letters_and_points(en, lab_cour
 
 @pytest.fixture(scope="module")
 def sized(course, verification, tmp_path_factory):
-    """Quizzes of 20 and 40 shipped questions, two versions each: {count: (job, paths)}."""
+    """Quizzes of 20 (A4) and 40 (US letter: shorter) shipped questions, two versions each: {count: (job, paths)}."""
     return {count: _render(course, verification, "en", tmp_path_factory.mktemp(f"sized{count}"), count=count,
-                           versions=2, seed=count) for count in (20, 40)}
+                           versions=2, seed=count, paper=paper) for count, paper in ((20, "a4"), (40, "letter"))}
 
 
 @pytest.mark.parametrize("count", [20, 40])
@@ -678,6 +699,38 @@ def test_answer_sheet_is_one_page_for_20_and_40_questions(count, sized):
     marking = read(job.output(f"quiz-s{count}", ".marking.pdf"))
     assert len(marking.reader.pages) == 2
     assert all(sorted(bubble_rows(page, "en")) == list(range(1, count + 1)) for page in marking.raw_pages)
+
+
+@pytest.fixture(scope="module")
+def many_versions(lab_course, lab_verification, tmp_path_factory):
+    """8 lab questions in 20 and in 26 versions: {versions: (job, paths)}."""
+    return {n: _render(lab_course, lab_verification, "en", tmp_path_factory.mktemp(f"v{n}"), seed=7, count=8,
+                       versions=n) for n in (20, 26)}
+
+
+@pytest.mark.parametrize("versions", [20, 26])
+def test_key_grid_fits_any_number_of_versions(versions, many_versions):
+    """The grid splits into tables of at most six versions: every version's letters read back for every
+    number (and match its marking page), and no two words of the key overprint each other."""
+    job, paths = many_versions[versions]
+    key = named(paths, ".key.pdf")
+    grid = key_grid(read(key), versions)
+    assert sorted(grid) == list(range(1, 9))
+    marking = read(named(paths, ".marking.pdf"))
+    assert len(marking.pages) == versions
+    for column, page in enumerate(marking.raw_pages):
+        rows = bubble_rows(page, "en")
+        assert {n: rows[n][1] for n in rows} == {n: grid[n][column] for n in grid}, column
+    assert overprinted(key) == []
+
+
+def test_overprint_check_sees_overlapping_words(tmp_path):
+    """The check above is not blind: two texts placed on one spot are reported."""
+    source = tmp_path / "clash.typ"
+    source.write_text('#place(top + left)[Alpha beta]\n#place(top + left)[Gamma delta]\n', encoding="utf-8")
+    pdf = tmp_path / "clash.pdf"
+    pdf.write_bytes(typst.compile(str(source)))
+    assert (1, "Alpha", "Gamma") in overprinted(pdf)
 
 
 def test_points_follow_the_kind_unless_a_question_says(en, lab_course):
