@@ -48,7 +48,8 @@ from generator.verify import FactResult, Verification
 SEED = 7
 STEM = "quiz-s7"  # the files of the lab quiz (seed 7)
 VERSIONS = ("A", "B", "C")
-LITERAL_STEM = "Markup stays text: #set page(width: 1cm) $x^2$ *bold* _under_ <label> @ref a#b"
+LITERAL_STEM = ("Markup stays text: #set page(width: 1cm) $x^2$ *bold* _under_ <label> @ref a#b {braces} ~tilde a=b "
+                "back\\slash")
 LITERAL_OPTION = "#emph[no] and $y$ with *stars* _x_ <tag> @cite"
 HTML_OPTION = "plain <b>html</b> & co"
 GPU_FACT = "lab-gpu-claim"
@@ -301,7 +302,7 @@ def named(paths, ending: str) -> Path:
 
 def _files(job, letters=VERSIONS):
     names = [*(f".{v}{kind}.pdf" for v in letters for kind in ("", ".answers")), ".key.pdf", ".marking.pdf",
-             ".moodle.xml"]
+             ".moodle.xml", ".gift.txt"]
     return {name: job.output(STEM, name) for name in names}
 
 
@@ -311,7 +312,7 @@ def test_outputs_are_named_by_language_and_version(en, zh):
         assert paths == list(_files(job).values())
         assert [p.name for p in paths] == [f"quiz-s7.{job.lang}.{s}" for s in (
             "A.pdf", "A.answers.pdf", "B.pdf", "B.answers.pdf", "C.pdf", "C.answers.pdf", "key.pdf", "marking.pdf",
-            "moodle.xml")]
+            "moodle.xml", "gift.txt")]
         assert all(p.stat().st_size > 0 for p in paths)
 
 
@@ -563,8 +564,8 @@ def test_pdfs_are_byte_identical_on_any_day(content_dir, tmp_path):
     SOURCE_DATE_EPOCH the footer and metadata carry its day, again whatever the clock says."""
     first = _build_under_clock(content_dir, tmp_path / "one", "2024-02-29 23:59:00")
     second = _build_under_clock(content_dir, tmp_path / "two", "2031-07-01 08:00:00")
-    assert list(first) == ["quiz-s3.en.A.answers.pdf", "quiz-s3.en.A.pdf", "quiz-s3.en.key.pdf", "quiz-s3.en.marking.pdf",
-                           "quiz-s3.en.moodle.xml"]
+    assert list(first) == ["quiz-s3.en.A.answers.pdf", "quiz-s3.en.A.pdf", "quiz-s3.en.gift.txt", "quiz-s3.en.key.pdf",
+                           "quiz-s3.en.marking.pdf", "quiz-s3.en.moodle.xml"]
     assert first == second
     sheet = read(tmp_path / "one" / "quiz-s3.en.A.pdf")
     assert sheet.reader.metadata["/CreationDate"] == "D:20260304000000Z" and "2026-03-04" in sheet.text
@@ -810,6 +811,110 @@ def test_moodle_scores_every_tick_pattern_as_the_key_states(en, lab_course):
     assert checked == 6 * 16
 
 
+# ------------------------------------------------------------------- GIFT
+def gift_unescape(text: str) -> str:
+    """GIFT's escapes undone: a backslash keeps the next character as text; ``\\n`` is a line break."""
+    return re.sub(r"\\(.)", lambda m: "\n" if m.group(1) == "n" else m.group(1), text)
+
+
+def _unescaped(text: str, char: str, start: int = 0) -> int:
+    """Index of the first ``char`` at or after ``start`` that no backslash escapes; -1 if none."""
+    i = start
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text[i] == char:
+            return i
+        i += 1
+    return -1
+
+
+def parse_gift(source: str) -> tuple[str, list[dict]]:
+    """(category, questions) from a GIFT file: each question {name, text, answers: [(weight %, text,
+    feedback)], general, single}, texts unescaped. A small reader of what Moodle's GIFT import reads."""
+    kept = [line for line in source.splitlines() if not line.startswith("//")]
+    blocks = [b.strip() for b in "\n".join(kept).split("\n\n") if b.strip()]
+    category = blocks.pop(0).removeprefix("$CATEGORY:").strip()
+    return category, [_parse_gift_question(block) for block in blocks]
+
+
+def _parse_gift_question(block: str) -> dict:
+    assert block.startswith("::"), block[:40]
+    name_end = _unescaped(block, ":", 2)
+    assert block[name_end:name_end + 2] == "::"
+    open_brace = _unescaped(block, "{", name_end + 2)
+    assert open_brace > 0 and block.endswith("}") and _unescaped(block, "}", open_brace) == len(block) - 1
+    text = block[name_end + 2:open_brace].strip()
+    assert text.startswith("[html]")
+    body, general, single = block[open_brace + 1:-1], "", False
+    answers: list[list] = []  # [weight, text, feedback or None]
+    i = 0
+    while i < len(body):
+        char = body[i]
+        if char in "=~":
+            single = single or char == "="
+            weight, i = (100.0 if char == "=" else 0.0), i + 1
+            if char == "~" and body[i] == "%":
+                end = body.index("%", i + 1)
+                weight, i = float(body[i + 1:end]), end + 1
+            answers.append([weight, "", None])
+            continue
+        if body.startswith("####", i):
+            general = body[i + 4:].strip()
+            break
+        if char == "#":
+            answers[-1][2] = ""
+            i += 1
+            continue
+        piece = body[i:i + 2] if char == "\\" else char  # an escaped character is text
+        if answers:
+            answers[-1][2 if answers[-1][2] is not None else 1] += piece
+        i += len(piece)
+    return {"name": gift_unescape(block[2:name_end]), "text": gift_unescape(text.removeprefix("[html]")),
+            "answers": [(w, gift_unescape(t.strip()), gift_unescape((f or "").strip())) for w, t, f in answers],
+            "general": gift_unescape(general), "single": single}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_gift_holds_the_moodle_xml_questions_with_the_stated_weights(lang, en, zh, lab_course):
+    """Parsed back, the GIFT file holds the XML's questions, texts and feedback, in one category, and weighs
+    the options by the key's rule: a single pick 100/0; several answers +100/right %, -100/wrong %."""
+    job, _ = {"en": en, "zh": zh}[lang]
+    category, questions = parse_gift(job.output(STEM, ".gift.txt").read_text(encoding="utf-8"))
+    root = ET.parse(job.output(STEM, ".moodle.xml")).getroot()
+    assert category == root[0].findtext("category/text")
+    elements = root.findall("question[@type='multichoice']")
+    assert [q["name"] for q in questions] == [q.id for q in lab_course.questions] == [
+        e.findtext("name/text") for e in elements]
+    for parsed, element, question in zip(questions, elements, lab_course.questions):
+        assert parsed["text"] == element.findtext("questiontext/text")
+        assert parsed["general"] == element.findtext("generalfeedback/text")
+        assert parsed["single"] == (element.findtext("single") == "true")
+        answers = element.findall("answer")
+        assert [(a.findtext("text"), a.findtext("feedback/text")) for a in answers] == [
+            (text, feedback) for _, text, feedback in parsed["answers"]]
+        options = shown(question, lab_course)
+        right = sum(o.correct for o in question.options)
+        for (weight, _, _), option, answer in zip(parsed["answers"], options, answers):
+            if parsed["single"]:
+                expected = 100 if option.correct else 0
+            else:
+                expected = 100 / right if option.correct else -100 / (len(question.options) - right)
+            assert weight == pytest.approx(expected, abs=1e-4) == float(answer.get("fraction")), question.id
+    literal = next(q for q in questions if q["name"] == "lab-literal")
+    assert html.unescape(literal["text"]) == f"<p>{LITERAL_STEM}</p>", "~ = # { } : and \\ come back as written"
+
+
+def test_gift_escapes_every_special_character():
+    from generator.render.quiz.gift import escape
+
+    text = "a~b=c#d{e}f:g\\h\nline"
+    escaped = escape(text)
+    assert escaped == "a\\~b\\=c\\#d\\{e\\}f\\:g\\\\h\\nline"
+    assert gift_unescape(escaped) == text and "\n" not in escaped
+
+
 def test_count_picks_the_same_questions_for_every_version(lab_course, lab_verification, tmp_path):
     job, paths = _render(lab_course, lab_verification, "en", tmp_path, count=5, versions=2, seed=3, paper="letter",
                          title="Week 3 check")
@@ -935,12 +1040,12 @@ def test_cli_writes_a_quiz_and_reports_a_shortfall_as_usage_error(content_dir, t
     assert done.exit_code == 0, done.output
     assert sorted(p.name for p in out.glob("quiz*")) == [
         "quiz-s9.zh.A.answers.pdf", "quiz-s9.zh.A.pdf", "quiz-s9.zh.B.answers.pdf", "quiz-s9.zh.B.pdf",
-        "quiz-s9.zh.key.pdf", "quiz-s9.zh.marking.pdf", "quiz-s9.zh.moodle.xml"]
+        "quiz-s9.zh.gift.txt", "quiz-s9.zh.key.pdf", "quiz-s9.zh.marking.pdf", "quiz-s9.zh.moodle.xml"]
     first = {p: p.read_bytes() for p in out.glob("quiz*")}
     named = runner.invoke(main, [*args, "--count", "2", "--versions", "1", "--seed", "9", "--name", "week-3"])
     assert named.exit_code == 0, named.output
     assert sorted(p.name for p in out.glob("quiz-week-3*")) == [
-        "quiz-week-3.zh.A.answers.pdf", "quiz-week-3.zh.A.pdf", "quiz-week-3.zh.key.pdf",
+        "quiz-week-3.zh.A.answers.pdf", "quiz-week-3.zh.A.pdf", "quiz-week-3.zh.gift.txt", "quiz-week-3.zh.key.pdf",
         "quiz-week-3.zh.marking.pdf", "quiz-week-3.zh.moodle.xml"]
     assert all(path.read_bytes() == data for path, data in first.items()), "the first quiz is left as it was"
     bad = runner.invoke(main, [*args, "--name", "../week 3"])
@@ -996,7 +1101,7 @@ def test_shipped_content_builds_every_file_in_both_languages(shipped, course):
     for lang, (job, paths) in shipped.items():
         assert [p.name for p in paths] == [f"quiz-s0.{lang}.{s}" for s in (
             "A.pdf", "A.answers.pdf", "B.pdf", "B.answers.pdf", "C.pdf", "C.answers.pdf", "key.pdf", "marking.pdf",
-            "moodle.xml")]
+            "moodle.xml", "gift.txt")]
         assert all(p.stat().st_size > 0 for p in paths)
         numbers = list(range(1, len(chosen(course)) + 1))
         assert sorted(key_grid(read(named(paths, ".key.pdf")), len(VERSIONS))) == numbers
@@ -1069,3 +1174,16 @@ def test_shipped_moodle_xml_holds_every_question_with_feedback(shipped, course):
             assert len(answers) == len(question.options), question.id
             assert all(a.findtext("feedback/text").strip() for a in answers), question.id
             assert sum(float(a.get("fraction")) > 0 for a in answers) == sum(o.correct for o in question.options)
+
+
+def test_shipped_gift_matches_the_moodle_xml(shipped, course):
+    """Every shipped question's text, options, feedback and weights read back alike from GIFT and XML."""
+    for lang, (_, paths) in shipped.items():
+        _, questions = parse_gift(named(paths, ".gift.txt").read_text(encoding="utf-8"))
+        elements = ET.parse(named(paths, ".moodle.xml")).getroot().findall("question[@type='multichoice']")
+        assert [q["name"] for q in questions] == [q.id for q in chosen(course)]
+        for parsed, element in zip(questions, elements):
+            assert parsed["text"] == element.findtext("questiontext/text"), (lang, parsed["name"])
+            assert parsed["single"] == (element.findtext("single") == "true")
+            assert [(pytest.approx(float(a.get("fraction"))), a.findtext("text"), a.findtext("feedback/text"))
+                    for a in element.findall("answer")] == parsed["answers"], (lang, parsed["name"])

@@ -26,6 +26,7 @@ from ...markup import segments
 from ...model import Question
 from ..base import RenderJob, takes_many_answers
 from .dates import EpochError, edition_date, source_date
+from .gift import gift
 from .moodle import moodle_xml
 from .select import Placed, SelectionError, Version, letter, make_versions, select
 
@@ -73,7 +74,8 @@ def check_name(name: str) -> str:
 
 def render(job: RenderJob, options: QuizOptions = QuizOptions()) -> list[Path]:
     """Write per version ``<stem>.<lang>.A.pdf`` (questions) and ``.A.answers.pdf`` (a one-page answer
-    sheet), then ``<stem>.<lang>.key.pdf``, ``.marking.pdf`` (a page per version) and ``.moodle.xml``."""
+    sheet), then ``<stem>.<lang>.key.pdf``, ``.marking.pdf`` (a page per version), ``.moodle.xml`` and
+    ``.gift.txt`` (the same questions for Moodle's GIFT import)."""
     stem = options.stem
     questions = select(job.course.modules, tags=options.tags, difficulty=options.difficulty,
                        count=options.count, per_module=options.per_module, seed=options.seed)
@@ -87,6 +89,7 @@ def render(job: RenderJob, options: QuizOptions = QuizOptions()) -> list[Path]:
     files[job.output(stem, ".key.pdf")] = typeset(key_data(job, questions, versions, page))
     files[job.output(stem, ".marking.pdf")] = typeset(marking_data(job, versions, page))
     files[job.output(stem, ".moodle.xml")] = moodle_xml(job, questions, title)
+    files[job.output(stem, ".gift.txt")] = gift(job, questions, title)
     for path, data in files.items():
         atomic_write_bytes(path, data)
     _remove_stale_sheets(job, stem, len(versions))
