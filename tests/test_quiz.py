@@ -274,14 +274,20 @@ def key_grid(pdf: Pdf, versions: int) -> dict[int, tuple[str, ...]]:
     return {n: tuple(row[v] for v in letters) for n, row in cells.items() if sorted(row) == list(letters)}
 
 
-def overprinted(path: Path) -> list[tuple[int, str, str]]:
-    """Words whose boxes overlap (by more than half a point each way) on any page, from pdftotext -bbox."""
+@functools.cache
+def word_boxes(path: Path) -> list[list[tuple[float, float, float, float, str]]]:
+    """Per page, every word's box (x0, y0, x1, y1, text), from pdftotext -bbox."""
     xhtml = subprocess.run(["pdftotext", "-bbox", "-enc", "UTF-8", str(path), "-"], capture_output=True,
                            check=True).stdout.decode("utf-8")
     word = re.compile(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</word>')
+    return [[(float(a), float(b), float(c), float(d), text) for a, b, c, d, text in word.findall(page)]
+            for page in xhtml.split("<page ")[1:]]
+
+
+def overprinted(path: Path) -> list[tuple[int, str, str]]:
+    """Words whose boxes overlap (by more than half a point each way) on any page."""
     clashes = []
-    for number, page in enumerate(xhtml.split("<page ")[1:], 1):
-        boxes = [(float(a), float(b), float(c), float(d), text) for a, b, c, d, text in word.findall(page)]
+    for number, boxes in enumerate(word_boxes(path), 1):
         for i, (x0, y0, x1, y1, text) in enumerate(boxes):
             for u0, v0, u1, v1, other in boxes[i + 1:]:
                 if min(x1, u1) - max(x0, u0) > 0.5 and min(y1, v1) - max(y0, v0) > 0.5:
@@ -681,6 +687,10 @@ def test_marking_grid_gives_every_versions_right_letters_and_points(en, lab_cour
             assert rows[number] == ("ABCD"[:len(options)], expected, question.kind == "scenario",
                                     question.points), (letter, number)
             assert grid[number][column] == expected
+        bubbles = {box for box in word_boxes(job.output(STEM, f".{letter}.answers.pdf"))[0]
+                   if box[4] in ("A", "B", "C", "D") and 100 < box[1] < 760}  # below the header, above the footer
+        assert len(bubbles) > 40 and bubbles <= set(word_boxes(job.output(STEM, ".marking.pdf"))[column]), \
+            "every bubble of the answer sheet stands at the same spot on its marking page"
 
 
 @pytest.fixture(scope="module")
