@@ -374,7 +374,8 @@ def slides(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache
 @click.option("--tag", "tags", multiple=True, help="Only questions with this tag; repeatable.")
 @click.option("--difficulty", type=click.IntRange(1, 3), help="Only questions of this difficulty.")
 @click.option("--count", type=click.IntRange(1),
-              help="How many questions, spread over the modules and difficulties (default: all that match).")
+              help="How many questions, spread over the modules and difficulties (default: every one that can "
+                   "share the quiz: one question per fact).")
 @click.option("--per-module", type=click.IntRange(1), help="This many questions from every module (not with --count).")
 @click.option("--versions", default=3, show_default=True, type=click.IntRange(1, 26), help="Shuffled versions A, B, C, ...")
 @click.option("--seed", default=0, show_default=True, type=int, help="Same seed, same PDFs.")
