@@ -98,10 +98,11 @@ _QUIZ = {
         "total": "{questions} · {points} in total",
         "questions": ("{} question", "{} questions"),
         "total_points": ("{} point", "{} points"),
-        "instructions": ("Tick the box of the one correct answer. Where a question says “select all that apply”, "
-                         "tick every correct answer: each right box ticked earns its share of the points, each "
-                         "wrong box ticked takes away its share, and no question scores below 0. Scenario "
-                         "questions also ask you to explain your choice on the lines below them."),
+        "instructions": ("Tick the box of the one correct answer, then fill its bubble on the answer sheet of this "
+                         "version: the answer sheet is what is marked. Where a question says “select all that "
+                         "apply”, tick every correct answer: each right box ticked earns its share of the points, "
+                         "each wrong box ticked takes away its share, and no question scores below 0. Scenario "
+                         "questions also ask you to explain your choice on the lines below them, on this paper."),
         "scoring": ("Several answers: each right option ticked earns points ÷ right options; each wrong option "
                     "ticked loses points ÷ wrong options; never below 0 (as Moodle scores it)."),
         "rubric": ("Rubric: full points for the right choice with a reason that names what decides it (the "
@@ -131,8 +132,9 @@ _QUIZ = {
         "total": "共 {questions}，总分 {points}",
         "questions": ("{} 题", "{} 题"),
         "total_points": ("{} 分", "{} 分"),
-        "instructions": ("单选题请勾选唯一正确的选项；标有“多选”的题目请勾选所有正确选项：每勾对一项得相应份额的分数，"
-                         "每勾错一项扣相应份额，每题最低 0 分。情景题还需在题目下方的横线上写出理由。"),
+        "instructions": ("单选题请勾选唯一正确的选项，并在本卷答题卡上涂满对应的圆圈：按答题卡评分。标有“多选”的题目请勾选"
+                         "所有正确选项：每勾对一项得相应份额的分数，每勾错一项扣相应份额，每题最低 0 分。情景题还需在本试卷"
+                         "题目下方的横线上写出理由。"),
         "scoring": "多选题：每勾对一项得 分值÷正确项数；每勾错一项扣 分值÷错误项数；每题最低 0 分（与 Moodle 计分相同）。",
         "rubric": "评分标准：选择正确且理由点明决定因素（见下方依据的事实）得满分；选择正确但理由不充分得一半；其余 0 分。",
         "explain": "理由：",
