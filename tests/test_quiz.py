@@ -662,6 +662,8 @@ def test_answer_sheet_is_one_page_with_a_bubble_row_per_question(lang, en, zh, l
         first = sheet.pages[0]
         assert first.startswith(squash(f"{quiz.all_words(lang)['quiz']['title']} {labels[0]}"))
         assert squash(labels[1].format(letter)) in first and labels[2] in first
+        fonts = {str(font.get("/BaseFont", "")).split("+")[-1] for font in sheet.fonts(0)}
+        assert all(name.startswith(("Libertinus", "NotoSansCJK", "DejaVuSans")) for name in fonts), fonts
         rows = bubble_rows(sheet.raw_pages[0], lang)
         order = sheet_order(read(job.output(STEM, f".{letter}.pdf")), lab_course.questions, lang)
         assert sorted(rows) == list(range(1, len(order) + 1))
