@@ -1,6 +1,6 @@
 """Which questions a quiz holds, and in which order each version prints them.
 
-Pure functions of the questions and the seed. Every draw comes from a
+Pure functions of the modules' questions and the seed. Every draw comes from a
 ``random.Random`` seeded with a string (``"7:B"`` for version B of seed 7), never
 from the global generator, so a seed gives the same versions on any machine and
 in any process.
@@ -18,7 +18,8 @@ from ..order import option_order as option_order_of
 
 
 class SelectionError(BuildError):
-    """The filters leave no questions, or fewer than asked for."""
+    """The quiz cannot be made as asked: the filters leave no questions, fewer than asked for, or fewer
+    that can share a sheet; or its name cannot name files. The command line exits 2 with it."""
 
 
 def letter(index: int) -> str:
