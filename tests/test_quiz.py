@@ -586,6 +586,18 @@ def test_pdfs_are_byte_identical_on_any_day(content_dir, lab_course, lab_verific
     assert all("2023-11-14" in page for page in sheet.pages) and "2026-03-04" not in sheet.text
 
 
+def test_without_a_ledger_or_epoch_the_pdfs_carry_no_date(lab_course, lab_verification, tmp_path):
+    """No recorded run and no SOURCE_DATE_EPOCH: no date at all, rather than the clock's."""
+    import dataclasses
+
+    alone = dataclasses.replace(lab_verification, elsewhere=())
+    _, paths = _render(lab_course, alone, "en", tmp_path, seed=3, count=2, versions=1)
+    sheet = read(named(paths, ".A.pdf"))
+    assert "/CreationDate" not in (sheet.reader.metadata or {})
+    assert sheet.pages[-1].endswith(squash(f"skip) Version A · {len(sheet.pages)} / {len(sheet.pages)}"))
+    assert not re.search(r"20\d\d-\d\d-\d\d", sheet.text)
+
+
 def test_a_bad_source_date_epoch_is_a_clear_error(content_dir, tmp_path, monkeypatch):
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "yesterday")
     done = CliRunner().invoke(main, ["quiz", "--content", str(content_dir), "--out", str(tmp_path), "--quiet"])
