@@ -1,5 +1,9 @@
 """Benchmark: a 200-question quiz sheet plus its answer key in under 1.5 s of wall time.
 
+Each question tests a fact of its own (a quiz never holds two questions on one fact), and
+the render writes everything a quiz is: the sheet, its one-page answer sheet, the key, the
+marking grid, Moodle XML and GIFT.
+
 Synthetic bilingual questions (a third with code, a quarter scenarios whose stems
 open with an emoji, as the shipped "tuning master" ones do, so the colour emoji
 font is part of the measure). Each
@@ -43,7 +47,7 @@ def synthetic_question(i: int) -> dict:
                      "correct": j in correct,
                      "why": {"en": f"Reason {j}: the choice is cached per input shape.",
                              "zh": f"理由 {j}：选择按输入形状缓存。"}} for j in range(count)],
-        "facts": ["bench-fact"],
+        "facts": [f"bench-fact-{i}"],
     }
     if kind == "scenario":
         question["stem"] = {lang: f"\N{VIDEO GAME} {text}" for lang, text in question["stem"].items()}
@@ -56,9 +60,9 @@ def synthetic_question(i: int) -> dict:
 def synthetic_course(questions: int) -> Course:
     module = Module.model_validate({
         "module": "torch.backends.cudnn",
-        "facts": [{"id": "bench-fact", "claim": {"en": "cudnn.benchmark is False by default",
-                                                 "zh": "cudnn.benchmark 默认为 False"},
-                   "check": {"default": "torch.backends.cudnn.benchmark", "equals": False}}],
+        "facts": [{"id": f"bench-fact-{i}", "claim": {"en": "cudnn.benchmark is False by default",
+                                                      "zh": "cudnn.benchmark 默认为 False"},
+                   "check": {"default": "torch.backends.cudnn.benchmark", "equals": False}} for i in range(questions)],
         "questions": [synthetic_question(i) for i in range(questions)],
     })
     return Course((module,))
@@ -66,7 +70,7 @@ def synthetic_course(questions: int) -> Course:
 
 def cold_render(course: Course, lang: str, out_dir: Path) -> float:
     verification = Verification("2.13.0+cpu", "3.11", {}, "2026-01-01",
-                                {"bench-fact": FactResult("bench-fact", "pass", "", "bench", 1)})
+                                {f.id: FactResult(f.id, "pass", "", "bench", 1) for f in course.facts})
     quiz._compiler.cache_clear()
     started = time.perf_counter()
     quiz.render(RenderJob(course, verification, lang, out_dir), quiz.QuizOptions(versions=1))

@@ -373,22 +373,34 @@ def slides(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache
 @strict_option
 @click.option("--tag", "tags", multiple=True, help="Only questions with this tag; repeatable.")
 @click.option("--difficulty", type=click.IntRange(1, 3), help="Only questions of this difficulty.")
-@click.option("--count", type=click.IntRange(1), help="How many questions (default: all that match).")
+@click.option("--count", type=click.IntRange(1),
+              help="How many questions, spread over the modules and difficulties (default: every one that can "
+                   "share the quiz: one question per fact).")
+@click.option("--per-module", type=click.IntRange(1), help="This many questions from every module (not with --count).")
 @click.option("--versions", default=3, show_default=True, type=click.IntRange(1, 26), help="Shuffled versions A, B, C, ...")
 @click.option("--seed", default=0, show_default=True, type=int, help="Same seed, same PDFs.")
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True)
 @click.option("--title", help="Title printed on the sheets.")
+@click.option("--name", help="Name the files quiz-NAME.<lang>.* (default: quiz-s<seed>.<lang>.*).")
 @guarded
 def quiz(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict,
-         tags, difficulty, count, versions, seed, paper, title):
+         tags, difficulty, count, per_module, versions, seed, paper, title, name):
     """Build printable quiz sheets, answer keys and Moodle XML."""
     from .render import quiz as quiz_output
 
+    if count and per_module:
+        raise click.UsageError("--count and --per-module exclude each other: give one")
+    try:
+        quiz_output.source_date()  # before verifying: a bad SOURCE_DATE_EPOCH fails at once
+        if name:
+            quiz_output.check_name(name)
+    except (quiz_output.SelectionError, quiz_output.EpochError) as err:
+        raise click.UsageError(str(err)) from None
     started = time.perf_counter()
     course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache,
                                            strict)
-    options = quiz_output.QuizOptions(tags=tags, difficulty=difficulty, count=count, versions=versions,
-                                      seed=seed, paper=paper, title=title)
+    options = quiz_output.QuizOptions(tags=tags, difficulty=difficulty, count=count, per_module=per_module,
+                                      versions=versions, seed=seed, paper=paper, title=title, name=name)
     paths = []
     for job in jobs(course, verification, lang, out_dir):
         try:

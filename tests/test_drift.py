@@ -142,7 +142,7 @@ def test_build_leaves_out_lessons_and_questions_too(tmp_path):
     names = [slide.name for slide in Presentation(out / "torch-backends.en.pptx").slides]
     assert "lesson:d-lesson-kept" in names and "lesson:d-lesson-gone" not in names
     assert not any("d-q-gone" in name for name in names) and any("d-q-kept" in name for name in names)
-    moodle = (out / "quiz.en.moodle.xml").read_text(encoding="utf-8")
+    moodle = (out / "quiz-s0.en.moodle.xml").read_text(encoding="utf-8")
     assert "cuDNN is enabled by default." in moodle and "Benchmark mode is on by default." not in moodle
     with zipfile.ZipFile(out / "torch-backends.en.apkg") as package:
         assert package.testzip() is None

@@ -76,7 +76,8 @@ def test_the_system_fonts_were_really_hidden(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["torch-backends.xnnpack.en.apkg", "torch-backends.xnnpack.en.pptx",
-                                  "quiz.en.A.pdf", "quiz.en.key.pdf"])
+                                  "quiz-s0.en.A.pdf", "quiz-s0.en.A.answers.pdf", "quiz-s0.en.key.pdf",
+                                  "quiz-s0.en.marking.pdf"])
 def test_outputs_are_the_same_without_system_fonts(both, name):
     with_fonts, without = both
     assert (with_fonts / name).read_bytes() == (without / name).read_bytes()

@@ -143,10 +143,10 @@ def test_every_output_shows_where_an_item_was_verified(content, tmp_path):
     assert here in slide.notes_slide.notes_text_frame.text
     result = run("quiz", "--content", content, "--out", out, "--lang", "en", "--versions", "1")
     assert result.exit_code == 0, result.output
-    key = subprocess.run(["pdftotext", "-layout", out / "quiz.en.key.pdf", "-"], capture_output=True, text=True,
+    key = subprocess.run(["pdftotext", "-layout", out / "quiz-s0.en.key.pdf", "-"], capture_output=True, text=True,
                          check=True).stdout
     assert "2.99.0+cu999 on NVIDIA Test GPU" in " ".join(key.split())
-    assert "2.99.0+cu999 on NVIDIA Test GPU" in (out / "quiz.en.moodle.xml").read_text(encoding="utf-8")
+    assert "2.99.0+cu999 on NVIDIA Test GPU" in (out / "quiz-s0.en.moodle.xml").read_text(encoding="utf-8")
 
 
 def test_exported_checks_run_with_only_torch_and_import_back(content, tmp_path):

@@ -16,8 +16,12 @@ the stem, it never cuts into it); pypdf only looks at fonts, colours and metadat
 """
 from __future__ import annotations
 
+import datetime
 import functools
 import html
+import os
+import shutil
+import sys
 import re
 import subprocess
 import xml.etree.ElementTree as ET
@@ -33,15 +37,19 @@ from generator.cli import main
 from generator.errors import BuildError
 from generator.fonts import FOLDER as FONTS_FOLDER, unprintable_emoji
 from generator.render.order import shown
+from generator.ledger import Run
 from generator.loader import load_course
+from generator.model import POINTS, Module
 from generator.render import quiz
 from generator.render.base import RenderJob
 from generator.render.quiz.select import SelectionError, make_versions, select
 from generator.verify import FactResult, Verification
 
 SEED = 7
+STEM = "quiz-s7"  # the files of the lab quiz (seed 7)
 VERSIONS = ("A", "B", "C")
-LITERAL_STEM = "Markup stays text: #set page(width: 1cm) $x^2$ *bold* _under_ <label> @ref a#b"
+LITERAL_STEM = ("Markup stays text: #set page(width: 1cm) $x^2$ *bold* _under_ <label> @ref a#b {braces} ~tilde a=b "
+                "back\\slash")
 LITERAL_OPTION = "#emph[no] and $y$ with *stars* _x_ <tag> @cite"
 HTML_OPTION = "plain <b>html</b> & co"
 GPU_FACT = "lab-gpu-claim"
@@ -106,8 +114,8 @@ def _code(word: str, features: set):
 def _lab_question(i: int) -> dict:
     word, kind, right, features = PLAN[i]
     question = {"id": f"lab-{word}", "kind": kind, "stem": _stem(word, features),
-                "options": _options(word, kind, right, features), "points": 1 + i % 3, "difficulty": 1 + i % 3,
-                "tags": ["alpha" if i % 2 else "beta"], "facts": [GPU_FACT if "gpu" in features else PLAIN_FACT]}
+                "options": _options(word, kind, right, features), "difficulty": 1 + i % 3,
+                "tags": ["alpha" if i % 2 else "beta"], "facts": [GPU_FACT if "gpu" in features else _fact_id(word)]}
     code = _code(word, features)
     if code:
         question["code"] = code
@@ -121,9 +129,17 @@ def _literal_question() -> dict:
             "facts": [PLAIN_FACT]}
 
 
+def _fact_id(word: str) -> str:
+    return f"lab-{word}-fact"
+
+
 def lab_module() -> dict:
+    """Every question tests a fact of its own: no two questions on one fact may share a sheet."""
+    words = [word for word, _, _, features in PLAN if "gpu" not in features]
     facts = [{"id": PLAIN_FACT, "claim": {"en": "lab claim: cudnn exists", "zh": "实验论断：cudnn 存在"},
               "check": {"exists": "torch.backends.cudnn"}},
+             *({"id": _fact_id(word), "claim": {"en": f"lab claim: {word} holds", "zh": f"实验论断：{word} 成立"},
+                "check": {"exists": "torch.backends.cudnn"}} for word in words),
              {"id": GPU_FACT, "claim": {"en": "lab claim: a GPU answers", "zh": "实验论断：GPU 会响应"},
               "check": {"expr": "torch.cuda.is_available()"}, "requires": ["cuda"],
               "source": "https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py"}]
@@ -146,13 +162,30 @@ def lab_course(content_dir):
 
 @pytest.fixture(scope="module")
 def lab_verification(lab_course) -> Verification:
-    """Every fact passed except the CUDA one, skipped as on a CPU machine."""
+    return make_lab_verification(lab_course)
+
+
+LEDGER_DATE = "2026-03-04"  # the newest run the lab's ledger recorded: the quiz's date
+
+
+def make_lab_verification(course) -> Verification:
+    """Every fact passed except the CUDA one, skipped as on a CPU machine, here on a day that is not the
+    quiz's (the verification cache's day is the clock's); the ledger holds two earlier runs elsewhere."""
     results = {}
-    for fact in lab_course.facts:
+    for fact in course.facts:
         skipped = fact.id == GPU_FACT
         results[fact.id] = FactResult(fact.id, "skip" if skipped else "pass", "", "x.yaml", 1,
                                       ("cuda",) if skipped else ())
-    return Verification("2.13.0+cpu", "3.11.7", {"cuda": False}, "2026-03-04", results)
+    runs = (Run("2.14.1+cu130", "3.11.7", "2026-01-02"), Run("2.15.0+cu132", "3.11.7", LEDGER_DATE))
+    return Verification("2.13.0+cpu", "3.11.7", {"cuda": False}, "2026-12-31", results, elsewhere=runs)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def no_source_date_epoch():
+    """The lab quizzes are dated by their ledger, whatever the environment running the tests says."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("SOURCE_DATE_EPOCH", raising=False)
+        yield
 
 
 def _render(course, verification, lang, out_dir, **options):
@@ -224,37 +257,75 @@ def sheet_order(pdf: Pdf, questions, lang: str) -> list[tuple[str, list[int]]]:
 
 
 def key_grid(pdf: Pdf, versions: int) -> dict[int, tuple[str, ...]]:
-    cell = r"([A-Z](?:,[A-Z])*)"
-    row = re.compile(rf"^(\d+)" + rf" {cell}" * versions + r"$")
-    grid = {}
+    """{number: each version's letters} from the key's grid tables: a header line "# A B C" names the
+    versions of the rows below it (20 versions make several tables; a table's header repeats on a new page)."""
+    cell = re.compile(r"[A-Z](?:,[A-Z])*")
+    cells: dict[int, dict[str, str]] = {}
     for text in pdf.raw_pages:
+        columns = None
         for line in text.splitlines():
-            match = row.match(line.strip())
-            if match:
-                grid[int(match.group(1))] = match.groups()[1:]
-    return grid
+            tokens = line.split()
+            if tokens[:1] == ["#"] and len(tokens) > 1 and all(re.fullmatch("[A-Z]", t) for t in tokens[1:]):
+                columns = tokens[1:]
+            elif (columns and len(tokens) == len(columns) + 1 and tokens[0].isdigit()
+                  and all(cell.fullmatch(t) for t in tokens[1:])):
+                cells.setdefault(int(tokens[0]), {}).update(zip(columns, tokens[1:]))
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[:versions]
+    return {n: tuple(row[v] for v in letters) for n, row in cells.items() if sorted(row) == list(letters)}
+
+
+@functools.cache
+def word_boxes(path: Path) -> list[list[tuple[float, float, float, float, str]]]:
+    """Per page, every word's box (x0, y0, x1, y1, text), from pdftotext -bbox."""
+    xhtml = subprocess.run(["pdftotext", "-bbox", "-enc", "UTF-8", str(path), "-"], capture_output=True,
+                           check=True).stdout.decode("utf-8")
+    word = re.compile(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</word>')
+    return [[(float(a), float(b), float(c), float(d), text) for a, b, c, d, text in word.findall(page)]
+            for page in xhtml.split("<page ")[1:]]
+
+
+def overprinted(path: Path) -> list[tuple[int, str, str]]:
+    """Words whose boxes overlap (by more than half a point each way) on any page."""
+    clashes = []
+    for number, boxes in enumerate(word_boxes(path), 1):
+        for i, (x0, y0, x1, y1, text) in enumerate(boxes):
+            for u0, v0, u1, v1, other in boxes[i + 1:]:
+                if min(x1, u1) - max(x0, u0) > 0.5 and min(y1, v1) - max(y0, v0) > 0.5:
+                    clashes.append((number, text, other))
+    return clashes
 
 
 def expected_letters(question, order: list[int]) -> str:
     return ",".join("ABCDEFGH"[printed] for printed, index in enumerate(order) if question.options[index].correct)
 
 
+def named(paths, ending: str) -> Path:
+    """The one path of ``paths`` whose name ends with ``ending`` ('.A.pdf', '.key.pdf')."""
+    found = [p for p in paths if p.name.endswith(ending)]
+    assert len(found) == 1, (ending, paths)
+    return found[0]
+
+
 def _files(job, letters=VERSIONS):
-    return {name: job.output("quiz", name) for name in [*(f".{v}.pdf" for v in letters), ".key.pdf", ".moodle.xml"]}
+    names = [*(f".{v}{kind}.pdf" for v in letters for kind in ("", ".answers")), ".key.pdf", ".marking.pdf",
+             ".moodle.xml", ".gift.txt"]
+    return {name: job.output(STEM, name) for name in names}
 
 
 # -------------------------------------------------------------------- lab tests
 def test_outputs_are_named_by_language_and_version(en, zh):
     for job, paths in (en, zh):
         assert paths == list(_files(job).values())
-        assert [p.name for p in paths][:4] == [f"quiz.{job.lang}.{s}" for s in ("A.pdf", "B.pdf", "C.pdf", "key.pdf")]
+        assert [p.name for p in paths] == [f"quiz-s7.{job.lang}.{s}" for s in (
+            "A.pdf", "A.answers.pdf", "B.pdf", "B.answers.pdf", "C.pdf", "C.answers.pdf", "key.pdf", "marking.pdf",
+            "moodle.xml", "gift.txt")]
         assert all(p.stat().st_size > 0 for p in paths)
 
 
 def test_each_question_appears_exactly_once_per_version(en, zh, lab_course):
     for job, _ in (en, zh):
         for letter in VERSIONS:
-            pdf = read(job.output("quiz", f".{letter}.pdf"))
+            pdf = read(job.output(STEM, f".{letter}.pdf"))
             for question in lab_course.questions:
                 assert pdf.text.count(plain(question.stem.get(job.lang))) == 1, (job.lang, letter, question.id)
                 for option in question.options:
@@ -264,7 +335,7 @@ def test_each_question_appears_exactly_once_per_version(en, zh, lab_course):
 
 def test_versions_shuffle_questions_and_options_but_keep_true_false_order(en, lab_course):
     job, _ = en
-    orders = {v: sheet_order(read(job.output("quiz", f".{v}.pdf")), lab_course.questions, "en") for v in VERSIONS}
+    orders = {v: sheet_order(read(job.output(STEM, f".{v}.pdf")), lab_course.questions, "en") for v in VERSIONS}
     question_orders = {tuple(qid for qid, _ in order) for order in orders.values()}
     assert len(question_orders) == len(VERSIONS)
     option_orders = {tuple(tuple(o) for _, o in sorted(order)) for order in orders.values()}
@@ -277,7 +348,7 @@ def test_versions_shuffle_questions_and_options_but_keep_true_false_order(en, la
 
 def test_options_carry_letters_in_print_order(en, lab_course):
     job, _ = en
-    pdf = read(job.output("quiz", ".B.pdf"))
+    pdf = read(job.output(STEM, ".B.pdf"))
     by_id = {q.id: q for q in lab_course.questions}
     for qid, order in sheet_order(pdf, lab_course.questions, "en"):
         for printed, index in enumerate(order):
@@ -288,18 +359,18 @@ def test_options_carry_letters_in_print_order(en, lab_course):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_key_letters_match_every_version(lang, en, zh, lab_course):
     job, _ = {"en": en, "zh": zh}[lang]
-    grid = key_grid(read(job.output("quiz", ".key.pdf")), len(VERSIONS))
+    grid = key_grid(read(job.output(STEM, ".key.pdf")), len(VERSIONS))
     assert sorted(grid) == list(range(1, len(lab_course.questions) + 1))
     by_id = {q.id: q for q in lab_course.questions}
     for column, letter in enumerate(VERSIONS):
-        order = sheet_order(read(job.output("quiz", f".{letter}.pdf")), lab_course.questions, lang)
+        order = sheet_order(read(job.output(STEM, f".{letter}.pdf")), lab_course.questions, lang)
         for number, (qid, options) in enumerate(order, 1):
             assert grid[number][column] == expected_letters(by_id[qid], options), (letter, number, qid)
 
 
 def test_key_explains_every_option_and_names_its_facts(en, lab_course):
     job, _ = en
-    pdf = read(job.output("quiz", ".key.pdf"))
+    pdf = read(job.output(STEM, ".key.pdf"))
     questions = lab_course.questions
     starts = [pdf.text.index(f"{q.id}·") for q in questions]
     assert starts == sorted(starts), "the key explains the questions in teaching order"
@@ -320,7 +391,7 @@ def test_first_page_has_header_boxes_and_total_points(en, lab_course):
     job, _ = en
     total = sum(q.points for q in lab_course.questions)
     for letter in VERSIONS:
-        first = read(job.output("quiz", f".{letter}.pdf")).pages[0]
+        first = read(job.output(STEM, f".{letter}.pdf")).pages[0]
         assert first.startswith(squash(f"torch.backends quiz Version {letter}"))
         for label in ("Name", "Class", "Date", "Score", f"/ {total}", "Tick the box"):
             assert squash(label) in first
@@ -330,7 +401,7 @@ def test_first_page_has_header_boxes_and_total_points(en, lab_course):
 
 def test_questions_are_numbered_with_points_and_scenarios_get_writing_space(en, lab_course):
     job, _ = en
-    pdf = read(job.output("quiz", ".A.pdf"))
+    pdf = read(job.output(STEM, ".A.pdf"))
     by_id = {q.id: q for q in lab_course.questions}
     for number, (qid, _) in enumerate(sheet_order(pdf, lab_course.questions, "en"), 1):
         question = by_id[qid]
@@ -350,7 +421,7 @@ def test_select_all_hint_only_where_several_answers_count_and_never_twice(en, zh
                 "garnet": False, "nectar": False, "amber": False, "dune": False, "mosaic": True}
     hints = {"en": "(selectallthatapply)", "zh": "（多选）"}
     for job, _ in (en, zh):
-        text = read(job.output("quiz", ".A.pdf")).text
+        text = read(job.output(STEM, ".A.pdf")).text
         for word, hinted in expected.items():
             stem = plain(by_word(lab_course, word).stem.get(job.lang))
             after = text[text.index(stem) + len(stem):]
@@ -362,7 +433,7 @@ def test_select_all_hint_only_where_several_answers_count_and_never_twice(en, zh
 def test_no_question_runs_over_a_page_break(en, zh, lab_course):
     for job, _ in (en, zh):
         for letter in VERSIONS:
-            pdf = read(job.output("quiz", f".{letter}.pdf"))
+            pdf = read(job.output(STEM, f".{letter}.pdf"))
             assert len(pdf.pages) >= 3
             for question in lab_course.questions:
                 page = pdf.page_of(plain(question.stem.get(job.lang)))
@@ -378,14 +449,16 @@ def test_no_question_runs_over_a_page_break(en, zh, lab_course):
 def test_every_page_carries_the_verification_footer(en, zh):
     for job, _ in (en, zh):
         for name in (".A.pdf", ".key.pdf"):
-            pdf = read(job.output("quiz", name))
-            assert all(squash(job.verified_line()) in page for page in pdf.pages)
+            pdf = read(job.output(STEM, name))
+            line = squash(f"{quiz.footer(job, datetime.date(2026, 3, 4))}")
+            assert line.endswith("·2026-03-04") and "2026-12-31" not in pdf.text
+            assert all(line in page for page in pdf.pages)
 
 
 def test_markup_characters_in_content_print_literally(en, zh):
     for job, _ in (en, zh):
         for name in (".A.pdf", ".key.pdf"):
-            text = read(job.output("quiz", name)).text
+            text = read(job.output(STEM, name)).text
             assert squash(LITERAL_STEM) in text
             assert squash(LITERAL_OPTION) in text
             assert squash(HTML_OPTION) in text
@@ -393,7 +466,7 @@ def test_markup_characters_in_content_print_literally(en, zh):
 
 def test_code_is_monospaced_and_coloured(en, lab_course):
     job, _ = en
-    pdf = read(job.output("quiz", ".A.pdf"))
+    pdf = read(job.output(STEM, ".A.pdf"))
     page = pdf.page_of(plain(by_word(lab_course, "amber").stem.en))
     assert any("DejaVuSansMono" in str(font.get("/BaseFont", "")) for font in pdf.fonts(page))
     stream = pdf.reader.pages[page].get_contents().get_data().decode("latin-1")
@@ -406,7 +479,7 @@ def test_emoji_are_typeset_in_colour_not_as_boxes(en, zh, lab_course):
     kestrel = by_word(lab_course, "kestrel")
     for job, _ in (en, zh):
         for name in (".A.pdf", ".key.pdf"):
-            pdf = read(job.output("quiz", name))
+            pdf = read(job.output(STEM, name))
             page = pdf.page_of(plain(kestrel.stem.get(job.lang)))
             assert squash(f"{GAME} ") in pdf.pages[page] and BRAIN in pdf.pages[page]
             assert any(font["/Subtype"] == "/Type3" for font in pdf.fonts(page)), (job.lang, name)
@@ -422,13 +495,13 @@ def test_missing_emoji_font_is_a_clear_error_only_when_content_has_emoji(lab_cou
         _render(lab_course, lab_verification, "en", tmp_path / "emoji")
     assert not (tmp_path / "emoji").exists() or not list((tmp_path / "emoji").iterdir())
     _, paths = _render(lab_course, lab_verification, "en", tmp_path / "alpha", tags=("alpha",), versions=1)
-    assert BRAIN not in read(paths[0]).text, "kestrel (beta) is not in this quiz, so it needs no emoji font"
+    assert BRAIN not in read(named(paths, ".A.pdf")).text, "kestrel (beta) is not in this quiz, so it needs no emoji font"
 
 
 def test_english_quizzes_use_only_embedded_and_shipped_fonts(en):
     """Typst's own fonts and those torchdeck ships: the same PDF on any machine, fonts installed or not."""
     job, _ = en
-    pdf = read(job.output("quiz", ".A.pdf"))
+    pdf = read(job.output(STEM, ".A.pdf"))
     names = {str(font.get("/BaseFont", "")).split("+")[-1] for page in range(len(pdf.pages))
              for font in pdf.fonts(page)}
     allowed = ("Libertinus", "DejaVuSansMono", "NotoColorEmoji", "Type3")
@@ -449,11 +522,11 @@ def test_unprintable_emoji_names_what_the_shipped_font_lacks():
 
 def test_chinese_sheets_extract_as_chinese(zh, lab_course):
     job, _ = zh
-    pdf = read(job.output("quiz", ".A.pdf"))
+    pdf = read(job.output(STEM, ".A.pdf"))
     assert pdf.pages[0].startswith(squash("torch.backends 测验 A 卷"))
     assert "姓名" in pdf.pages[0] and "得分" in pdf.pages[0]
     assert any("NotoSansCJK" in str(font.get("/BaseFont", "")) for font in pdf.fonts(0))
-    key = read(job.output("quiz", ".key.pdf")).text
+    key = read(job.output(STEM, ".key.pdf")).text
     assert squash("未在此环境验证（需要 CUDA）") in key and "实验论断：GPU会响应" in key
 
 
@@ -462,15 +535,79 @@ def test_same_seed_gives_byte_identical_files(en, lab_course, lab_verification, 
     _, again = _render(lab_course, lab_verification, "en", tmp_path / "again", seed=SEED)
     for first, second in zip(paths, again):
         assert first.read_bytes() == second.read_bytes(), first.name
-    for path in paths[:4]:
-        assert read(path).reader.metadata["/CreationDate"] == "D:20260304000000Z", "dated by the verification"
+    for path in [p for p in paths if p.suffix == ".pdf"]:
+        assert read(path).reader.metadata["/CreationDate"] == "D:20260304000000Z", "dated by the ledger"
     _, other = _render(lab_course, lab_verification, "en", tmp_path / "other", seed=SEED + 1, versions=1)
-    assert other[0].read_bytes() != paths[0].read_bytes()
+    assert named(other, ".A.pdf").read_bytes() != named(paths, ".A.pdf").read_bytes()
+
+
+BUILD_LAB_QUIZ = """
+import sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+import test_quiz
+from generator.loader import load_course
+course = load_course(sys.argv[2])
+test_quiz._render(course, test_quiz.make_lab_verification(course), "en", Path(sys.argv[3]), seed=3, count=4,
+                  versions=1)
+"""
+
+
+def _build_under_clock(content_dir, out: Path, clock: str, epoch=None) -> dict[str, bytes]:
+    """The lab quiz built in a fresh process whose clock ``faketime`` sets to ``clock``: {file name: bytes}."""
+    env = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent)
+    if epoch is not None:
+        env["SOURCE_DATE_EPOCH"] = str(epoch)
+    subprocess.run(["faketime", clock, sys.executable, "-c", BUILD_LAB_QUIZ, str(Path(__file__).parent),
+                    str(content_dir), str(out)], env=env, check=True, capture_output=True, timeout=120)
+    return {path.name: path.read_bytes() for path in sorted(out.iterdir())}
+
+
+@pytest.mark.skipif(not shutil.which("faketime"), reason="needs faketime (apt package faketime)")
+def test_pdfs_are_byte_identical_on_any_day(content_dir, lab_course, lab_verification, tmp_path, monkeypatch):
+    """Two processes whose clocks read years apart write the same bytes, dated by the ledger; with
+    SOURCE_DATE_EPOCH the footer and metadata carry its day, again whatever the clock says (a faked
+    clock in a process, the real one here)."""
+    first = _build_under_clock(content_dir, tmp_path / "one", "2024-02-29 23:59:00")
+    second = _build_under_clock(content_dir, tmp_path / "two", "2031-07-01 08:00:00")
+    assert list(first) == ["quiz-s3.en.A.answers.pdf", "quiz-s3.en.A.pdf", "quiz-s3.en.gift.txt", "quiz-s3.en.key.pdf",
+                           "quiz-s3.en.marking.pdf", "quiz-s3.en.moodle.xml"]
+    assert first == second
+    sheet = read(tmp_path / "one" / "quiz-s3.en.A.pdf")
+    assert sheet.reader.metadata["/CreationDate"] == "D:20260304000000Z" and "2026-03-04" in sheet.text
+    epoch = 1700000000  # 2023-11-14 22:13:20 UTC
+    third = _build_under_clock(content_dir, tmp_path / "three", "2030-01-01 00:00:00", epoch)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(epoch))
+    _, paths = _render(lab_course, lab_verification, "en", tmp_path / "four", seed=3, count=4, versions=1)
+    assert third == {path.name: path.read_bytes() for path in sorted(paths)} and third != first
+    sheet = read(tmp_path / "three" / "quiz-s3.en.A.pdf")
+    assert sheet.reader.metadata["/CreationDate"] == "D:20231114000000Z"
+    assert all("2023-11-14" in page for page in sheet.pages) and "2026-03-04" not in sheet.text
+
+
+def test_without_a_ledger_or_epoch_the_pdfs_carry_no_date(lab_course, lab_verification, tmp_path):
+    """No recorded run and no SOURCE_DATE_EPOCH: no date at all, rather than the clock's."""
+    import dataclasses
+
+    alone = dataclasses.replace(lab_verification, elsewhere=())
+    _, paths = _render(lab_course, alone, "en", tmp_path, seed=3, count=2, versions=1)
+    sheet = read(named(paths, ".A.pdf"))
+    assert "/CreationDate" not in (sheet.reader.metadata or {})
+    assert sheet.pages[-1].endswith(squash(f"skip) Version A · {len(sheet.pages)} / {len(sheet.pages)}"))
+    assert not re.search(r"20\d\d-\d\d-\d\d", sheet.text)
+
+
+def test_a_bad_source_date_epoch_is_a_clear_error(content_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "yesterday")
+    done = CliRunner().invoke(main, ["quiz", "--content", str(content_dir), "--out", str(tmp_path), "--quiet"])
+    assert done.exit_code == 2 and "SOURCE_DATE_EPOCH='yesterday' is not a count of seconds" in done.output
+    assert not list(tmp_path.glob("quiz*"))
 
 
 def test_moodle_xml_holds_every_question_with_per_option_feedback(en, lab_course):
     job, _ = en
-    root = ET.parse(job.output("quiz", ".moodle.xml")).getroot()
+    root = ET.parse(job.output(STEM, ".moodle.xml")).getroot()
     assert root.tag == "quiz"
     assert root[0].get("type") == "category"
     questions = {q.findtext("idnumber"): q for q in root.findall("question[@type='multichoice']")}
@@ -501,43 +638,398 @@ def test_moodle_xml_holds_every_question_with_per_option_feedback(en, lab_course
     assert html.escape(LITERAL_STEM) in literal and "<label>" not in literal
 
 
+UNITS = {"en": ("pt", "pts"), "zh": ("分", "分")}
+
+
+def bubble_rows(raw_page: str, lang: str) -> dict[int, tuple[str, str, bool, int]]:
+    """{number: (bubble letters, correct letters or '', scenario mark, points)} from an answer sheet or
+    marking page. Bubbles are A, B, C, ... in order; a marked correct letter never continues that run."""
+    rows = {}
+    unit = "|".join(map(re.escape, UNITS[lang]))
+    for line in raw_page.splitlines():
+        tokens = line.split()
+        if len(tokens) < 4 or not tokens[0].isdigit() or tokens[1] != "A" or not re.fullmatch(unit, tokens[-1]):
+            continue
+        count = 0
+        while count + 1 < len(tokens) and tokens[count + 1] == "ABCDEFGH"[count]:
+            count += 1
+        rest = tokens[count + 1:-2]
+        correct = rest[0] if rest and rest[0] != "✎" else ""
+        rows[int(tokens[0])] = ("ABCDEFGH"[:count], correct, "✎" in rest, int(tokens[-2]))
+    return rows
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_answer_sheet_is_one_page_with_a_bubble_row_per_question(lang, en, zh, lab_course):
+    """Each version's answer sheet: one page with its version, the name fields and, for every number, as
+    many bubbles as that question prints options, its points and ✎ where a scenario is explained."""
+    job, paths = {"en": en, "zh": zh}[lang]
+    by_id = {q.id: q for q in lab_course.questions}
+    labels = {"en": ("Answer sheet", "Version {}", "Name"), "zh": ("答题卡", "{} 卷", "姓名")}[lang]
+    for letter in VERSIONS:
+        path = job.output(STEM, f".{letter}.answers.pdf")
+        assert path in paths
+        sheet = read(path)
+        assert len(sheet.pages) == 1 and len(sheet.reader.pages) == 1
+        first = sheet.pages[0]
+        assert first.startswith(squash(f"{quiz.all_words(lang)['quiz']['title']} {labels[0]}"))
+        assert squash(labels[1].format(letter)) in first and labels[2] in first
+        fonts = {str(font.get("/BaseFont", "")).split("+")[-1] for font in sheet.fonts(0)}
+        assert all(name.startswith(("Libertinus", "NotoSansCJK", "DejaVuSans")) for name in fonts), fonts
+        rows = bubble_rows(sheet.raw_pages[0], lang)
+        order = sheet_order(read(job.output(STEM, f".{letter}.pdf")), lab_course.questions, lang)
+        assert sorted(rows) == list(range(1, len(order) + 1))
+        for number, (qid, options) in enumerate(order, 1):
+            question = by_id[qid]
+            assert rows[number] == ("ABCD"[:len(options)], "", question.kind == "scenario", question.points), number
+
+
+def test_marking_grid_gives_every_versions_right_letters_and_points(en, lab_course):
+    """A page per version, in the answer sheet's layout: the right letters (as the key grid gives them)
+    and the points of every number."""
+    job, paths = en
+    marking = read(job.output(STEM, ".marking.pdf"))
+    assert job.output(STEM, ".marking.pdf") in paths and len(marking.pages) == len(VERSIONS)
+    grid = key_grid(read(job.output(STEM, ".key.pdf")), len(VERSIONS))
+    by_id = {q.id: q for q in lab_course.questions}
+    for column, (letter, page) in enumerate(zip(VERSIONS, marking.raw_pages)):
+        assert squash(f"Marking grid Version {letter}") in squash(page)
+        rows = bubble_rows(page, "en")
+        order = sheet_order(read(job.output(STEM, f".{letter}.pdf")), lab_course.questions, "en")
+        assert sorted(rows) == list(range(1, len(order) + 1))
+        for number, (qid, options) in enumerate(order, 1):
+            question = by_id[qid]
+            expected = expected_letters(question, options)
+            assert rows[number] == ("ABCD"[:len(options)], expected, question.kind == "scenario",
+                                    question.points), (letter, number)
+            assert grid[number][column] == expected
+        bubbles = {box for box in word_boxes(job.output(STEM, f".{letter}.answers.pdf"))[0]
+                   if box[4] in ("A", "B", "C", "D") and 100 < box[1] < 760}  # below the header, above the footer
+        assert len(bubbles) > 40 and bubbles <= set(word_boxes(job.output(STEM, ".marking.pdf"))[column]), \
+            "every bubble of the answer sheet stands at the same spot on its marking page"
+
+
+@pytest.fixture(scope="module")
+def sized(course, verification, tmp_path_factory):
+    """Quizzes of 20 (A4) and 40 (US letter: shorter) shipped questions, two versions each: {count: (job, paths)}."""
+    return {count: _render(course, verification, "en", tmp_path_factory.mktemp(f"sized{count}"), count=count,
+                           versions=2, seed=count, paper=paper) for count, paper in ((20, "a4"), (40, "letter"))}
+
+
+@pytest.mark.parametrize("count", [20, 40])
+def test_answer_sheet_is_one_page_for_20_and_40_questions(count, sized):
+    job, paths = sized[count]
+    for letter in ("A", "B"):
+        sheet = read(job.output(f"quiz-s{count}", f".{letter}.answers.pdf"))
+        assert len(sheet.reader.pages) == 1
+        assert sorted(bubble_rows(sheet.raw_pages[0], "en")) == list(range(1, count + 1))
+    marking = read(job.output(f"quiz-s{count}", ".marking.pdf"))
+    assert len(marking.reader.pages) == 2
+    assert all(sorted(bubble_rows(page, "en")) == list(range(1, count + 1)) for page in marking.raw_pages)
+
+
+@pytest.fixture(scope="module")
+def many_versions(lab_course, lab_verification, tmp_path_factory):
+    """8 lab questions in 20 and in 26 versions: {versions: (job, paths)}."""
+    return {n: _render(lab_course, lab_verification, "en", tmp_path_factory.mktemp(f"v{n}"), seed=7, count=8,
+                       versions=n) for n in (20, 26)}
+
+
+@pytest.mark.parametrize("versions", [20, 26])
+def test_key_grid_fits_any_number_of_versions(versions, many_versions):
+    """The grid splits into tables of at most six versions: every version's letters read back for every
+    number (and match its marking page), and no two words of the key overprint each other."""
+    job, paths = many_versions[versions]
+    key = named(paths, ".key.pdf")
+    grid = key_grid(read(key), versions)
+    assert sorted(grid) == list(range(1, 9))
+    marking = read(named(paths, ".marking.pdf"))
+    assert len(marking.pages) == versions
+    for column, page in enumerate(marking.raw_pages):
+        rows = bubble_rows(page, "en")
+        assert {n: rows[n][1] for n in rows} == {n: grid[n][column] for n in grid}, column
+    assert overprinted(key) == []
+
+
+def test_overprint_check_sees_overlapping_words(tmp_path):
+    """The check above is not blind: two texts placed on one spot are reported."""
+    source = tmp_path / "clash.typ"
+    source.write_text('#place(top + left)[Alpha beta]\n#place(top + left)[Gamma delta]\n', encoding="utf-8")
+    pdf = tmp_path / "clash.pdf"
+    pdf.write_bytes(typst.compile(str(source)))
+    assert (1, "Alpha", "Gamma") in overprinted(pdf)
+
+
+def test_points_follow_the_kind_unless_a_question_says(en, lab_course):
+    """single/true-false 1, multi 2, scenario 3; the literal question says 2: sheets, key and Moodle agree."""
+    job, _ = en
+    expected = {q.id: POINTS[q.kind] for q in lab_course.questions}
+    expected["lab-literal"] = 2
+    assert {q.id: q.points for q in lab_course.questions} == expected
+    assert {POINTS[k] for k in ("single", "truefalse")} == {1} and (POINTS["multi"], POINTS["scenario"]) == (2, 3)
+    root = ET.parse(job.output(STEM, ".moodle.xml")).getroot()
+    grades = {q.findtext("idnumber"): int(q.findtext("defaultgrade")) for q in root.findall("question")[1:]}
+    assert grades == expected
+    key = read(job.output(STEM, ".key.pdf")).text
+    for question in lab_course.questions:
+        unit = "pt" if question.points == 1 else "pts"
+        assert f"{question.id}·{question.points}{unit}·" in key, question.id
+
+
+def _key_blocks(pdf: "Pdf", questions) -> dict[str, str]:
+    """Each question's block of the key's detail section, by id."""
+    starts = [pdf.text.index(f"{q.id}·") for q in questions]
+    return {q.id: pdf.text[start:end] for q, start, end in zip(questions, starts, [*starts[1:], len(pdf.text)])}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_key_gives_scenarios_a_rubric_and_multi_answers_the_scoring_rule(lang, en, zh, lab_course):
+    job, _ = {"en": en, "zh": zh}[lang]
+    words = quiz.all_words(lang)["quiz"]
+    blocks = _key_blocks(read(job.output(STEM, ".key.pdf")), lab_course.questions)
+    several = {"birch", "fjord", "juniper", "mosaic", "cobalt", "kestrel"}
+    for question in lab_course.questions:
+        word = question.id.removeprefix("lab-")
+        block = blocks[question.id]
+        assert (squash(words["scoring"]) in block) == (word in several), (lang, word)
+        assert (squash(words["rubric"]) in block) == (question.kind == "scenario"), (lang, word)
+    assert squash(words["instructions"]) in read(job.output(STEM, ".A.pdf")).pages[0]
+
+
+def _paper_score(question, ticked: set[int]) -> float:
+    """The stated rule: each right option ticked earns points/right, each wrong one loses points/wrong, >= 0."""
+    right = [i for i, o in enumerate(question.options) if o.correct]
+    wrong = [i for i, o in enumerate(question.options) if not o.correct]
+    score = sum(question.points / len(right) for i in ticked if i in right)
+    score -= sum(question.points / len(wrong) for i in ticked if i in wrong)
+    return max(score, 0.0)
+
+
+def _moodle_score(element, shown_options, question, ticked: set[int]) -> float:
+    """Moodle's multichoice grading: the fractions of the ticked answers, summed, clamped to 0..100 %."""
+    fractions = {id(o): float(a.get("fraction")) for a, o in zip(element.findall("answer"), shown_options)}
+    total = sum(fractions[id(question.options[i])] for i in ticked)
+    return min(max(total, 0.0), 100.0) / 100 * float(element.findtext("defaultgrade"))
+
+
+def test_moodle_scores_every_tick_pattern_as_the_key_states(en, lab_course):
+    """For every question that takes several answers and every set of ticked boxes, Moodle's score (its
+    fractions) equals the stated rule's; a single pick scores full for the right box and 0 otherwise."""
+    import itertools
+
+    job, _ = en
+    root = ET.parse(job.output(STEM, ".moodle.xml")).getroot()
+    elements = {q.findtext("idnumber"): q for q in root.findall("question")[1:]}
+    checked = 0
+    for question in lab_course.questions:
+        element, options = elements[question.id], shown(question, lab_course)
+        indices = range(len(question.options))
+        if element.findtext("single") == "true":
+            for i in indices:
+                expected = question.points if question.options[i].correct else 0
+                assert _moodle_score(element, options, question, {i}) == pytest.approx(expected)
+            continue
+        for size in range(len(question.options) + 1):
+            for ticked in itertools.combinations(indices, size):
+                assert _moodle_score(element, options, question, set(ticked)) == pytest.approx(
+                    _paper_score(question, set(ticked)), abs=1e-4), (question.id, ticked)
+                checked += 1
+    assert checked == 6 * 16
+
+
+# ------------------------------------------------------------------- GIFT
+def gift_unescape(text: str) -> str:
+    """GIFT's escapes undone: a backslash keeps the next character as text; ``\\n`` is a line break."""
+    return re.sub(r"\\(.)", lambda m: "\n" if m.group(1) == "n" else m.group(1), text)
+
+
+def _unescaped(text: str, char: str, start: int = 0) -> int:
+    """Index of the first ``char`` at or after ``start`` that no backslash escapes; -1 if none."""
+    i = start
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text[i] == char:
+            return i
+        i += 1
+    return -1
+
+
+def parse_gift(source: str) -> tuple[str, list[dict]]:
+    """(category, questions) from a GIFT file: each question {name, text, answers: [(weight %, text,
+    feedback)], general, single}, texts unescaped. A small reader of what Moodle's GIFT import reads."""
+    kept = [line for line in source.splitlines() if not line.startswith("//")]
+    blocks = [b.strip() for b in "\n".join(kept).split("\n\n") if b.strip()]
+    category = blocks.pop(0).removeprefix("$CATEGORY:").strip()
+    return category, [_parse_gift_question(block) for block in blocks]
+
+
+def _parse_gift_question(block: str) -> dict:
+    assert block.startswith("::"), block[:40]
+    name_end = _unescaped(block, ":", 2)
+    assert block[name_end:name_end + 2] == "::"
+    open_brace = _unescaped(block, "{", name_end + 2)
+    assert open_brace > 0 and block.endswith("}") and _unescaped(block, "}", open_brace) == len(block) - 1
+    text = block[name_end + 2:open_brace].strip()
+    assert text.startswith("[html]")
+    body, general, single = block[open_brace + 1:-1], "", False
+    answers: list[list] = []  # [weight, text, feedback or None]
+    i = 0
+    while i < len(body):
+        char = body[i]
+        if char in "=~":
+            single = single or char == "="
+            weight, i = (100.0 if char == "=" else 0.0), i + 1
+            if char == "~" and body[i] == "%":
+                end = body.index("%", i + 1)
+                weight, i = float(body[i + 1:end]), end + 1
+            answers.append([weight, "", None])
+            continue
+        if body.startswith("####", i):
+            general = body[i + 4:].strip()
+            break
+        if char == "#":
+            answers[-1][2] = ""
+            i += 1
+            continue
+        piece = body[i:i + 2] if char == "\\" else char  # an escaped character is text
+        if answers:
+            answers[-1][2 if answers[-1][2] is not None else 1] += piece
+        i += len(piece)
+    return {"name": gift_unescape(block[2:name_end]), "text": gift_unescape(text.removeprefix("[html]")),
+            "answers": [(w, gift_unescape(t.strip()), gift_unescape((f or "").strip())) for w, t, f in answers],
+            "general": gift_unescape(general), "single": single}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_gift_holds_the_moodle_xml_questions_with_the_stated_weights(lang, en, zh, lab_course):
+    """Parsed back, the GIFT file holds the XML's questions, texts and feedback, in one category, and weighs
+    the options by the key's rule: a single pick 100/0; several answers +100/right %, -100/wrong %."""
+    job, _ = {"en": en, "zh": zh}[lang]
+    category, questions = parse_gift(job.output(STEM, ".gift.txt").read_text(encoding="utf-8"))
+    root = ET.parse(job.output(STEM, ".moodle.xml")).getroot()
+    assert category == root[0].findtext("category/text")
+    elements = root.findall("question[@type='multichoice']")
+    assert [q["name"] for q in questions] == [q.id for q in lab_course.questions] == [
+        e.findtext("name/text") for e in elements]
+    for parsed, element, question in zip(questions, elements, lab_course.questions):
+        assert parsed["text"] == element.findtext("questiontext/text")
+        assert parsed["general"] == element.findtext("generalfeedback/text")
+        assert parsed["single"] == (element.findtext("single") == "true")
+        answers = element.findall("answer")
+        assert [(a.findtext("text"), a.findtext("feedback/text")) for a in answers] == [
+            (text, feedback) for _, text, feedback in parsed["answers"]]
+        options = shown(question, lab_course)
+        right = sum(o.correct for o in question.options)
+        for (weight, _, _), option, answer in zip(parsed["answers"], options, answers):
+            if parsed["single"]:
+                expected = 100 if option.correct else 0
+            else:
+                expected = 100 / right if option.correct else -100 / (len(question.options) - right)
+            assert weight == pytest.approx(expected, abs=1e-4) == float(answer.get("fraction")), question.id
+    literal = next(q for q in questions if q["name"] == "lab-literal")
+    assert html.unescape(literal["text"]) == f"<p>{LITERAL_STEM}</p>", "~ = # { } : and \\ come back as written"
+
+
+def test_gift_escapes_every_special_character():
+    from generator.render.quiz.gift import escape
+
+    text = "a~b=c#d{e}f:g\\h\nline"
+    escaped = escape(text)
+    assert escaped == "a\\~b\\=c\\#d\\{e\\}f\\:g\\\\h\\nline"
+    assert gift_unescape(escaped) == text and "\n" not in escaped
+
+
 def test_count_picks_the_same_questions_for_every_version(lab_course, lab_verification, tmp_path):
     job, paths = _render(lab_course, lab_verification, "en", tmp_path, count=5, versions=2, seed=3, paper="letter",
                          title="Week 3 check")
-    chosen = select(lab_course.questions, count=5, seed=3)
+    chosen = select(lab_course.modules, count=5, seed=3)
     others = [q for q in lab_course.questions if q not in chosen]
-    for path in paths[:2]:
+    for path in (named(paths, ".A.pdf"), named(paths, ".B.pdf")):
         pdf = read(path)
         assert pdf.pages[0].startswith(squash("Week 3 check"))
         assert [round(float(x)) for x in pdf.reader.pages[0].mediabox[2:]] == [612, 792]
         assert all(pdf.text.count(plain(q.stem.en)) == 1 for q in chosen)
         assert not any(plain(q.stem.en) in pdf.text for q in others)
-    assert sorted(key_grid(read(paths[2]), 2)) == [1, 2, 3, 4, 5]
+    assert sorted(key_grid(read(named(paths, ".key.pdf")), 2)) == [1, 2, 3, 4, 5]
 
 
 def test_fewer_versions_remove_the_sheets_no_key_matches(lab_course, lab_verification, tmp_path):
     _, first = _render(lab_course, lab_verification, "en", tmp_path, versions=3, count=1)
-    assert squash("1 question ·") in read(first[2]).pages[0]
+    assert squash("1 question ·") in read(named(first, ".key.pdf")).pages[0]
     _, paths = _render(lab_course, lab_verification, "en", tmp_path, versions=2, count=2)
     assert sorted(tmp_path.iterdir()) == sorted(paths)
 
 
 def test_selection_filters_and_shortfall(lab_course):
-    questions = lab_course.questions
-    beta = select(questions, tags=("beta",))
+    questions, modules = lab_course.questions, lab_course.modules
+    beta = select(modules, tags=("beta",))
     assert beta == [q for q in questions if "beta" in q.tags] and 0 < len(beta) < len(questions)
-    assert select(questions, tags=("alpha", "beta")) == questions
-    assert select(questions) == questions
-    hard = select(questions, difficulty=3)
+    assert select(modules, tags=("alpha", "beta")) == questions
+    assert select(modules) == questions
+    hard = select(modules, difficulty=3)
     assert hard and all(q.difficulty == 3 for q in hard)
-    sample = select(questions, count=6, seed=11)
-    assert sample == select(questions, count=6, seed=11)
-    assert sample != select(questions, count=6, seed=12)
+    sample = select(modules, count=6, seed=11)
+    assert sample == select(modules, count=6, seed=11)
+    assert sample != select(modules, count=6, seed=12)
     assert sample == [q for q in questions if q in sample], "a sample keeps teaching order"
     with pytest.raises(SelectionError, match=rf"asked for 99 questions but only {len(beta)} match .*tag beta"):
-        select(questions, tags=("beta",), count=99)
+        select(modules, tags=("beta",), count=99)
     with pytest.raises(SelectionError, match=r"^0 questions match the filters \(tag nothing, difficulty 2\)$"):
-        select(questions, tags=("nothing",), difficulty=2)
+        select(modules, tags=("nothing",), difficulty=2)
+
+
+def _module(name: str, questions) -> Module:
+    return Module(module=f"torch.backends.{name}", questions=list(questions))
+
+
+def _twins(lab_course, words, fact: str):
+    """Lab questions ``words`` made to test one fact, under new ids."""
+    return [by_word(lab_course, w).model_copy(update={"id": f"twin-{w}", "facts": [fact]}) for w in words]
+
+
+def test_no_two_questions_on_one_fact_share_a_sheet(lab_course):
+    twins = _twins(lab_course, ("amber", "birch", "cobalt"), "shared-fact")
+    modules = [_module("one", [*lab_course.questions[:4], twins[0]]), _module("two", twins[1:])]
+    everything = select(modules)
+    assert sum(q.id.startswith("twin-") for q in everything) == 1
+    assert len(everything) == 5
+    for seed in range(12):
+        picked = select(modules, count=5, seed=seed)
+        facts = [f for q in picked for f in q.facts]
+        assert len(facts) == len(set(facts)), seed
+    with pytest.raises(SelectionError, match=r"asked for 6 questions but only 5 of the 7 that match can share a "
+                                             r"sheet \(at most one question per fact\)"):
+        select(modules, count=6)
+
+
+def test_count_spreads_over_modules_and_difficulties(course):
+    """The shipped course: ``--module cudnn --module cuda --count 10`` picks from both, about half each, and
+    every difficulty the two modules offer; 20 questions from every module leave out none."""
+    two = course.select(["cudnn", "cuda"]).modules
+    for seed in range(8):
+        picked = select(two, count=10, seed=seed)
+        per_module = [sum(q in m.questions for q in picked) for m in two]
+        assert sorted(per_module) == [5, 5], (seed, per_module)
+        levels = [sum(q.difficulty == d for q in picked) for d in (1, 2, 3)]
+        assert max(levels) - min(levels) <= 1, (seed, levels)
+        facts = [f for q in picked for f in q.facts]
+        assert len(facts) == len(set(facts))
+        assert picked == select(two, count=10, seed=seed), "the same seed picks the same questions"
+    with_questions = [m for m in course.modules if m.questions]
+    assert len(with_questions) <= 20
+    picked = select(course.modules, count=20, seed=3)
+    assert all(any(q in m.questions for q in picked) for m in with_questions)
+
+
+def test_per_module_takes_that_many_from_every_module(course):
+    two = course.select(["cudnn", "cuda"]).modules
+    picked = select(two, per_module=3, seed=1)
+    assert [sum(q in m.questions for q in picked) for m in two] == [3, 3]
+    with pytest.raises(SelectionError, match=r"asked for 99 questions per module but only these can be picked "
+                                             r"\(at most one question per fact\): .*cudnn \d+"):
+        select(two, per_module=99)
 
 
 def test_versions_come_from_the_seed_alone(lab_course):
@@ -572,14 +1064,33 @@ def test_cli_writes_a_quiz_and_reports_a_shortfall_as_usage_error(content_dir, t
     args = ["quiz", "--content", str(content_dir), "--out", str(out), "--lang", "zh", "--quiet"]
     done = runner.invoke(main, [*args, "--count", "4", "--versions", "2", "--seed", "9"])
     assert done.exit_code == 0, done.output
-    assert sorted(p.name for p in out.glob("quiz.*")) == [
-        "quiz.zh.A.pdf", "quiz.zh.B.pdf", "quiz.zh.key.pdf", "quiz.zh.moodle.xml"]
+    assert sorted(p.name for p in out.glob("quiz*")) == [
+        "quiz-s9.zh.A.answers.pdf", "quiz-s9.zh.A.pdf", "quiz-s9.zh.B.answers.pdf", "quiz-s9.zh.B.pdf",
+        "quiz-s9.zh.gift.txt", "quiz-s9.zh.key.pdf", "quiz-s9.zh.marking.pdf", "quiz-s9.zh.moodle.xml"]
+    first = {p: p.read_bytes() for p in out.glob("quiz*")}
+    named = runner.invoke(main, [*args, "--count", "2", "--versions", "1", "--seed", "9", "--name", "week-3"])
+    assert named.exit_code == 0, named.output
+    assert sorted(p.name for p in out.glob("quiz-week-3*")) == [
+        "quiz-week-3.zh.A.answers.pdf", "quiz-week-3.zh.A.pdf", "quiz-week-3.zh.gift.txt", "quiz-week-3.zh.key.pdf",
+        "quiz-week-3.zh.marking.pdf", "quiz-week-3.zh.moodle.xml"]
+    assert all(path.read_bytes() == data for path, data in first.items()), "the first quiz is left as it was"
+    bad = runner.invoke(main, [*args, "--name", "../week 3"])
+    assert bad.exit_code == 2 and "may hold only letters, digits" in bad.output
     short = runner.invoke(main, [*args, "--tag", "beta", "--count", "500"])
     assert short.exit_code == 2
     assert re.search(r"asked for 500 questions but only \d+ match", short.output)
+    both = runner.invoke(main, [*args, "--count", "3", "--per-module", "2"])
+    assert both.exit_code == 2 and "--count and --per-module exclude each other" in both.output
+    many = runner.invoke(main, [*args, "--per-module", "99"])
+    assert many.exit_code == 2 and "asked for 99 questions per module" in many.output and "quizlab 17" in many.output
 
 
 # --------------------------------------------------------- the shipped course
+def chosen(course):
+    """The shipped questions a default quiz prints: all but those on a fact another one already tests."""
+    return select(course.modules)
+
+
 WHERE = {"en": r"·\d+pts?·numberonsheet:", "zh": r"·\d+分·各卷题号："}
 
 
@@ -594,7 +1105,7 @@ def sheet_numbers(key: Pdf, course, lang: str) -> dict[str, dict[int, object]]:
     """{version letter: {number on its sheet: question}}, read from the key's "number on sheet: A 3 · B 5 · C 1"."""
     letters = r"·".join(rf"{v}(\d+)" for v in VERSIONS)
     numbers: dict[str, dict[int, object]] = {v: {} for v in VERSIONS}
-    for question in course.questions:
+    for question in chosen(course):
         match = re.search(re.escape(question.id) + WHERE[lang] + letters, key.text)
         assert match, (lang, question.id)
         for letter, number in zip(VERSIONS, match.groups()):
@@ -612,12 +1123,18 @@ def question_start(page: str, number: int, stem: str) -> int:
 
 
 def test_shipped_content_builds_every_file_in_both_languages(shipped, course):
-    assert len(course.questions) >= 50
+    assert len(chosen(course)) >= 50 and len(chosen(course)) < len(course.questions)
     for lang, (job, paths) in shipped.items():
-        assert [p.name for p in paths] == [f"quiz.{lang}.{s}" for s in ("A.pdf", "B.pdf", "C.pdf", "key.pdf",
-                                                                         "moodle.xml")]
+        assert [p.name for p in paths] == [f"quiz-s0.{lang}.{s}" for s in (
+            "A.pdf", "A.answers.pdf", "B.pdf", "B.answers.pdf", "C.pdf", "C.answers.pdf", "key.pdf", "marking.pdf",
+            "moodle.xml", "gift.txt")]
         assert all(p.stat().st_size > 0 for p in paths)
-        assert sorted(key_grid(read(paths[3]), len(VERSIONS))) == list(range(1, len(course.questions) + 1))
+        numbers = list(range(1, len(chosen(course)) + 1))
+        assert sorted(key_grid(read(named(paths, ".key.pdf")), len(VERSIONS))) == numbers
+        for letter in VERSIONS:
+            answers = read(named(paths, f".{letter}.answers.pdf"))
+            assert len(answers.reader.pages) == 1, (lang, letter, "every shipped question on one answer sheet")
+            assert sorted(bubble_rows(answers.raw_pages[0], lang)) == numbers
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -625,12 +1142,12 @@ def test_shipped_questions_sit_on_every_sheet_in_one_piece(lang, shipped, course
     """Each version holds every stem at the number the key gives it, and each question's options and
     code lines stand on the page of its stem, before the next question begins."""
     job, paths = shipped[lang]
-    numbers = sheet_numbers(read(paths[3]), course, lang)
-    for letter, path in zip(VERSIONS, paths):
-        pdf = read(path)
-        assert sorted(numbers[letter]) == list(range(1, len(course.questions) + 1))
+    numbers = sheet_numbers(read(named(paths, ".key.pdf")), course, lang)
+    for letter in VERSIONS:
+        pdf = read(named(paths, f".{letter}.pdf"))
+        assert sorted(numbers[letter]) == list(range(1, len(chosen(course)) + 1))
         page_index = 0
-        for number in range(1, len(course.questions) + 1):
+        for number in range(1, len(chosen(course)) + 1):
             question = numbers[letter][number]
             stem = plain(question.stem.get(lang))
             while page_index < len(pdf.pages) and question_start(pdf.raw_pages[page_index], number, stem) < 0:
@@ -650,22 +1167,22 @@ def test_shipped_questions_sit_on_every_sheet_in_one_piece(lang, shipped, course
 def test_shipped_chinese_sheets_are_chinese(shipped, course):
     """Every Chinese character of the stems and options comes back out of the sheet as that character."""
     _, paths = shipped["zh"]
-    pdf = read(paths[0])
+    pdf = read(named(paths, ".A.pdf"))
     assert pdf.pages[0].startswith(squash("torch.backends 测验 A 卷"))
     han = re.compile("[\u4e00-\u9fff]")
-    printed = [q.stem.get("zh") for q in course.questions] + [
-        o.text.get("zh") for q in course.questions for o in q.options]
+    printed = [q.stem.get("zh") for q in chosen(course)] + [
+        o.text.get("zh") for q in chosen(course) for o in q.options]
     expected = sum(len(han.findall(text)) for text in printed)
     assert expected > 1000 and len(han.findall(pdf.text)) >= expected
-    assert all(plain(q.stem.zh) in pdf.text for q in course.questions if q.stem.zh)
+    assert all(plain(q.stem.zh) in pdf.text for q in chosen(course) if q.stem.zh)
 
 
 def test_shipped_emoji_are_drawn_by_the_emoji_font(shipped, course):
-    emoji = [q for q in course.questions if quiz.EMOJI.search(q.stem.en)]
+    emoji = [q for q in chosen(course) if quiz.EMOJI.search(q.stem.en)]
     if not emoji:
         pytest.skip("the shipped content holds no emoji at present")
     for lang, (_, paths) in shipped.items():
-        pdf = read(paths[0])
+        pdf = read(named(paths, ".A.pdf"))
         stem = plain(emoji[0].stem.get(lang))
         page = next(n for n, text in enumerate(pdf.pages) if stem in text)
         assert any(font["/Subtype"] == "/Type3" for font in pdf.fonts(page)), lang
@@ -673,13 +1190,26 @@ def test_shipped_emoji_are_drawn_by_the_emoji_font(shipped, course):
 
 def test_shipped_moodle_xml_holds_every_question_with_feedback(shipped, course):
     for lang, (_, paths) in shipped.items():
-        root = ET.parse(paths[4]).getroot()
+        root = ET.parse(named(paths, ".moodle.xml")).getroot()
         questions = root.findall("question[@type='multichoice']")
-        assert [q.findtext("idnumber") for q in questions] == [q.id for q in course.questions]
-        for element, question in zip(questions, course.questions):
+        assert [q.findtext("idnumber") for q in questions] == [q.id for q in chosen(course)]
+        for element, question in zip(questions, chosen(course)):
             assert element.findtext("questiontext/text").strip()
             assert element.findtext("generalfeedback/text").strip()
             answers = element.findall("answer")
             assert len(answers) == len(question.options), question.id
             assert all(a.findtext("feedback/text").strip() for a in answers), question.id
             assert sum(float(a.get("fraction")) > 0 for a in answers) == sum(o.correct for o in question.options)
+
+
+def test_shipped_gift_matches_the_moodle_xml(shipped, course):
+    """Every shipped question's text, options, feedback and weights read back alike from GIFT and XML."""
+    for lang, (_, paths) in shipped.items():
+        _, questions = parse_gift(named(paths, ".gift.txt").read_text(encoding="utf-8"))
+        elements = ET.parse(named(paths, ".moodle.xml")).getroot().findall("question[@type='multichoice']")
+        assert [q["name"] for q in questions] == [q.id for q in chosen(course)]
+        for parsed, element in zip(questions, elements):
+            assert parsed["text"] == element.findtext("questiontext/text"), (lang, parsed["name"])
+            assert parsed["single"] == (element.findtext("single") == "true")
+            assert [(pytest.approx(float(a.get("fraction"))), a.findtext("text"), a.findtext("feedback/text"))
+                    for a in element.findall("answer")] == parsed["answers"], (lang, parsed["name"])

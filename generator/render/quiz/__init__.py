@@ -2,13 +2,15 @@
 
 The questions reach ``templates/quiz.typ`` as JSON data (``sys.inputs.data``), so
 nothing in the content is ever read as Typst markup. Typst typesets the PDFs
-in-process; the document date is the verification date, so the same seed and
-content give byte-identical files.
+in-process; the document date comes from ``dates.edition_date``, never the clock, so
+the same seed and content give byte-identical files on any day. Files are named
+``quiz-<name>`` or ``quiz-s<seed>``, so a second quiz does not overwrite the first.
 """
 from __future__ import annotations
 
 import functools
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
@@ -23,10 +25,12 @@ from ...errors import BuildError
 from ...markup import segments
 from ...model import Question
 from ..base import RenderJob, takes_many_answers
+from .dates import EpochError, edition_date, source_date
+from .gift import gift
 from .moodle import moodle_xml
 from .select import Placed, SelectionError, Version, letter, make_versions, select
 
-__all__ = ["QuizOptions", "SelectionError", "render"]
+__all__ = ["EpochError", "QuizOptions", "SelectionError", "check_name", "render", "source_date"]
 
 TEMPLATE = resources.templates() / "quiz.typ"
 LATIN_FONT = "Libertinus Serif"  # embedded in Typst: no system font needed for English
@@ -35,7 +39,9 @@ MONO_FONT = "DejaVu Sans Mono"  # embedded in Typst
 EMOJI_FONT = "Noto Color Emoji"  # the content's emoji, shipped in generator/fonts; only for content with emoji
 PAPERS = {"a4": "a4", "letter": "us-letter"}
 MAX_VERSIONS = 26  # A to Z
+ROWS_PER_COLUMN = 25  # of the answer sheet's bubble grid at full size; more rows shrink to stay on one page
 WRITING_LINES = 4  # ruled lines under a scenario question
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")  # a quiz's --name: safe in a file name, no dots
 
 
 
@@ -46,44 +52,76 @@ class QuizOptions:
     tags: tuple[str, ...] = ()
     difficulty: Optional[int] = None
     count: Optional[int] = None
+    per_module: Optional[int] = None
     versions: int = 3
     seed: int = 0
     paper: str = "a4"
     title: Optional[str] = None
+    name: Optional[str] = None  # the files' name: quiz-<name>; without it quiz-s<seed>
+
+    @property
+    def stem(self) -> str:
+        return f"quiz-{check_name(self.name)}" if self.name else f"quiz-s{self.seed}"
+
+
+def check_name(name: str) -> str:
+    """``name`` where it can name the quiz's files; a SelectionError saying what it may hold otherwise."""
+    if not NAME.fullmatch(name):
+        raise SelectionError(f"the quiz name {name!r} may hold only letters, digits, '-' and '_' "
+                             "(it names the files)")
+    return name
 
 
 def render(job: RenderJob, options: QuizOptions = QuizOptions()) -> list[Path]:
-    """Write ``quiz.<lang>.A.pdf`` ... , ``quiz.<lang>.key.pdf`` and ``quiz.<lang>.moodle.xml``."""
-    questions = select(job.course.questions, tags=options.tags, difficulty=options.difficulty,
-                       count=options.count, seed=options.seed)
+    """Write per version ``<stem>.<lang>.A.pdf`` (questions) and ``.A.answers.pdf`` (a one-page answer
+    sheet), then ``<stem>.<lang>.key.pdf``, ``.marking.pdf`` (a page per version), ``.moodle.xml`` and
+    ``.gift.txt`` (the same questions for Moodle's GIFT import)."""
+    stem = options.stem
+    questions = select(job.course.modules, tags=options.tags, difficulty=options.difficulty,
+                       count=options.count, per_module=options.per_module, seed=options.seed)
     versions = make_versions(questions, options.versions, options.seed)
     title = options.title or all_words(job.lang)["quiz"]["title"]
     page = _page(job, options, title, questions)
-    files = {job.output("quiz", f".{v.letter}.pdf"): typeset(sheet_data(job, v, page)) for v in versions}
-    files[job.output("quiz", ".key.pdf")] = typeset(key_data(job, questions, versions, page))
-    files[job.output("quiz", ".moodle.xml")] = moodle_xml(job, questions, title)
+    files = {}
+    for version in versions:
+        files[job.output(stem, f".{version.letter}.pdf")] = typeset(sheet_data(job, version, page))
+        files[job.output(stem, f".{version.letter}.answers.pdf")] = typeset(answers_data(job, version, page))
+    files[job.output(stem, ".key.pdf")] = typeset(key_data(job, questions, versions, page))
+    files[job.output(stem, ".marking.pdf")] = typeset(marking_data(job, versions, page))
+    files[job.output(stem, ".moodle.xml")] = moodle_xml(job, questions, title)
+    files[job.output(stem, ".gift.txt")] = gift(job, questions, title)
     for path, data in files.items():
         atomic_write_bytes(path, data)
-    _remove_stale_sheets(job, len(versions))
+    _remove_stale_sheets(job, stem, len(versions))
     return list(files)
 
 
-def _remove_stale_sheets(job: RenderJob, built: int) -> None:
-    """Sheets of versions an earlier run built beyond this run's last: no key matches them any more."""
+def _remove_stale_sheets(job: RenderJob, stem: str, built: int) -> None:
+    """Sheets of versions an earlier run of this quiz built beyond this run's last: no key matches them any more."""
     for index in range(built, MAX_VERSIONS):
-        job.output("quiz", f".{letter(index)}.pdf").unlink(missing_ok=True)
+        job.output(stem, f".{letter(index)}.pdf").unlink(missing_ok=True)
+        job.output(stem, f".{letter(index)}.answers.pdf").unlink(missing_ok=True)
 
 
 # ------------------------------------------------------------ template data
 def _page(job: RenderJob, options: QuizOptions, title: str, questions: Sequence[Question]) -> dict:
     """What every document of the quiz shares: language, fonts, paper, date, words."""
-    year, month, day = (int(part) for part in job.verification.date.split("-"))
+    date = edition_date(job.verification)
     fonts = [LATIN_FONT, CJK_FONT] if job.lang == "zh" else [LATIN_FONT]
     if _has_emoji(job, title, questions):
         fonts.append(EMOJI_FONT)
     return {"lang": job.lang, "fonts": fonts, "mono_fonts": [MONO_FONT, *fonts[1:]],
-            "paper": PAPERS[options.paper], "date": [year, month, day], "title": title,
-            "words": all_words(job.lang)["quiz"], "footer": job.verified_line()}
+            "paper": PAPERS[options.paper], "date": [date.year, date.month, date.day] if date else None,
+            "title": title, "words": all_words(job.lang)["quiz"], "footer": footer(job, date)}
+
+
+def footer(job: RenderJob, date) -> str:
+    """'verified against torch 2.13.0+cpu (608 pass, 82 skip) · 2026-11-25': the verification without
+    the day it ran (the clock's), and the quiz's own date where it has one."""
+    counts = job.verification.counts()
+    line = all_words(job.lang)["quiz"]["verified"].format(torch=job.verification.torch, passed=counts["pass"],
+                                                          skipped=counts["skip"])
+    return f"{line} · {date.isoformat()}" if date else line
 
 
 def _has_emoji(job: RenderJob, title: str, questions: Sequence[Question]) -> bool:
@@ -117,6 +155,28 @@ def sheet_data(job: RenderJob, version: Version, page: dict) -> dict:
             "total": _total(job, len(version.placed), points),
             "total_points": points,
             "questions": [_sheet_question(job, number, placed) for number, placed in enumerate(version.placed, 1)]}
+
+
+def answers_data(job: RenderJob, version: Version, page: dict) -> dict:
+    """The one-page answer sheet of one version: a bubble per option of every question."""
+    return {**page, "kind": "answers", **_bubble_sheet(job, version, marking=False)}
+
+
+def marking_data(job: RenderJob, versions: Sequence[Version], page: dict) -> dict:
+    """The marking grid: each version's answer sheet with the right bubbles filled, a page per version."""
+    return {**page, "kind": "marking", "label": all_words(job.lang)["quiz"]["marking"],
+            "sheets": [_bubble_sheet(job, v, marking=True) for v in versions]}
+
+
+def _bubble_sheet(job: RenderJob, version: Version, marking: bool) -> dict:
+    points = sum(p.question.points for p in version.placed)
+    return {"label": all_words(job.lang)["quiz"]["version"].format(version.letter),
+            "total": _total(job, len(version.placed), points), "total_points": points,
+            "columns": min(3, max(2, -(-len(version.placed) // ROWS_PER_COLUMN))),
+            "rows": [{"number": number, "letters": [letter(i) for i in range(len(placed.order))],
+                      "correct": placed.correct_letters.split(",") if marking else [],
+                      "points": _points(job, placed.question), "explain": placed.question.kind == "scenario"}
+                     for number, placed in enumerate(version.placed, 1)]}
 
 
 def _sheet_question(job: RenderJob, number: int, placed: Placed) -> dict:

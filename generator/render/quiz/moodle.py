@@ -12,9 +12,8 @@ from typing import Sequence
 
 from ...markup import segments
 from ...model import Question
-from ..base import RenderJob
+from ..base import RenderJob, takes_many_answers
 from ..order import shown
-from ..base import takes_many_answers
 
 CATEGORY = "$course$/top/torchdeck"
 
@@ -22,7 +21,7 @@ CATEGORY = "$course$/top/torchdeck"
 def moodle_xml(job: RenderJob, questions: Sequence[Question], title: str) -> bytes:
     """The questions as a Moodle XML document (UTF-8 bytes), in a category named after ``title``."""
     quiz = ET.Element("quiz")
-    quiz.append(_category(f"{CATEGORY}/{title.replace('/', '-')}"))
+    quiz.append(_category(category(title)))
     for question in questions:
         quiz.append(_question(job, question))
     ET.indent(quiz)
@@ -48,8 +47,8 @@ def _category(path: str) -> ET.Element:
 def _question(job: RenderJob, question: Question) -> ET.Element:
     element = ET.Element("question", type="multichoice")
     _text(ET.SubElement(element, "name"), question.id)
-    _html_text(element, "questiontext", _question_html(job, question))
-    _html_text(element, "generalfeedback", _facts_html(job, question))
+    _html_text(element, "questiontext", question_html(job, question))
+    _html_text(element, "generalfeedback", facts_html(job, question))
     ET.SubElement(element, "defaultgrade").text = str(question.points)
     ET.SubElement(element, "penalty").text = "0.3333333"
     ET.SubElement(element, "hidden").text = "0"
@@ -58,7 +57,7 @@ def _question(job: RenderJob, question: Question) -> ET.Element:
     ET.SubElement(element, "single").text = "true" if single else "false"
     ET.SubElement(element, "shuffleanswers").text = "false" if question.kind == "truefalse" else "true"
     ET.SubElement(element, "answernumbering").text = "ABCD"
-    right, wrong = _fractions(question, single)
+    right, wrong = fractions(question)
     for option in shown(question, job.course):
         answer = ET.SubElement(element, "answer", fraction=right if option.correct else wrong, format="html")
         _text(answer, f"<p>{inline_html(job.t(option.text))}</p>")
@@ -69,7 +68,7 @@ def _question(job: RenderJob, question: Question) -> ET.Element:
     return element
 
 
-def _question_html(job: RenderJob, question: Question) -> str:
+def question_html(job: RenderJob, question: Question) -> str:
     scope = job.scope(question.facts)
     body = f"<p>{inline_html(job.t(question.stem))}</p>"
     if scope:
@@ -79,15 +78,21 @@ def _question_html(job: RenderJob, question: Question) -> str:
     return body
 
 
-def _facts_html(job: RenderJob, question: Question) -> str:
+def facts_html(job: RenderJob, question: Question) -> str:
     claims = "".join(f"<li>{inline_html(job.t(job.course.fact(f).claim))}</li>" for f in question.facts)
     notes = [job.unverified_note(question.facts), job.verified_where(question.facts)]
     return f"<ul>{claims}</ul>" + "".join(f"<p><em>{html.escape(note)}</em></p>" for note in notes if note)
 
 
-def _fractions(question: Question, single: bool) -> tuple[str, str]:
-    """Grade percentages of a correct and a wrong option: 100/0, or shares that sum to ±100."""
-    if single:
+def category(title: str) -> str:
+    """The question-bank category the quiz's questions go to: one per title."""
+    return f"{CATEGORY}/{title.replace('/', '-')}"
+
+
+def fractions(question: Question) -> tuple[str, str]:
+    """Grade percentages of a correct and a wrong option: 100/0 for a single pick; for several answers the
+    key's rule: each right option +100/right %, each wrong one -100/wrong % (Moodle keeps a question >= 0)."""
+    if not takes_many_answers(question):
         return "100", "0"
     correct = sum(o.correct for o in question.options)
     wrong = len(question.options) - correct

@@ -1,6 +1,6 @@
 """Which questions a quiz holds, and in which order each version prints them.
 
-Pure functions of the questions and the seed. Every draw comes from a
+Pure functions of the modules' questions and the seed. Every draw comes from a
 ``random.Random`` seeded with a string (``"7:B"`` for version B of seed 7), never
 from the global generator, so a seed gives the same versions on any machine and
 in any process.
@@ -13,12 +13,13 @@ from string import ascii_uppercase
 from typing import Optional, Sequence
 
 from ...errors import BuildError
-from ...model import Option, Question
+from ...model import Module, Option, Question
 from ..order import option_order as option_order_of
 
 
 class SelectionError(BuildError):
-    """The filters leave no questions, or fewer than asked for."""
+    """The quiz cannot be made as asked: the filters leave no questions, fewer than asked for, or fewer
+    that can share a sheet; or its name cannot name files. The command line exits 2 with it."""
 
 
 def letter(index: int) -> str:
@@ -57,21 +58,76 @@ class Version:
         return next(n for n, p in enumerate(self.placed, 1) if p.question.id == question.id)
 
 
-def select(questions: Sequence[Question], *, tags: Sequence[str] = (), difficulty: Optional[int] = None,
-           count: Optional[int] = None, seed: int = 0) -> list[Question]:
-    """The questions matching every filter (any of ``tags``), in teaching order.
+def select(modules: Sequence[Module], *, tags: Sequence[str] = (), difficulty: Optional[int] = None,
+           count: Optional[int] = None, per_module: Optional[int] = None, seed: int = 0) -> list[Question]:
+    """The questions of ``modules`` matching every filter (any of ``tags``), in teaching order.
 
-    With ``count`` below the number that match, a seeded sample of them, still in
-    teaching order.
+    Never two questions that test one fact: a question citing a fact an earlier pick cites is
+    passed over. The picks take turns across the modules (in a seeded order), and each module
+    offers the difficulty drawn least so far, so ``count`` spreads over modules and levels;
+    ``per_module`` asks for that many from every module with matching questions. Without
+    either, every question that can share the sheet.
     """
-    matching = [q for q in questions if _matches(q, tags, difficulty)]
-    wanted = len(matching) if count is None else count
-    if not matching or wanted > len(matching):
-        raise SelectionError(_shortfall(len(matching), count, tags, difficulty))
-    if wanted == len(matching):
-        return matching
-    picked = random.Random(f"{seed}:select").sample(range(len(matching)), wanted)
-    return [matching[i] for i in sorted(picked)]
+    pools = [(m.name, [q for q in m.questions if _matches(q, tags, difficulty)]) for m in modules]
+    pools = [(name, found) for name, found in pools if found]
+    matching = sum(len(found) for _, found in pools)
+    if not matching or (count or 0) > matching:
+        raise SelectionError(_shortfall(matching, count, tags, difficulty))
+    wanted = count or (per_module * len(pools) if per_module else matching)
+    by_module = _take_turns(pools, wanted, per_module, random.Random(f"{seed}:select"))
+    _check_met(by_module, count, per_module, matching)
+    chosen = {q.id for picks in by_module.values() for q in picks}
+    return [q for _, found in pools for q in found if q.id in chosen]
+
+
+def _take_turns(pools, wanted: int, per_module: Optional[int], rng: random.Random) -> dict[str, list[Question]]:
+    """Round after round, each module (seeded order) adds one question, until ``wanted`` or none can:
+    ``{module: its picks}``."""
+    queues = {name: rng.sample(found, len(found)) for name, found in pools}
+    turns = [name for name, _ in pools]
+    rng.shuffle(turns)
+    picked: dict[str, list[Question]] = {name: [] for name in turns}
+    levels: dict[int, int] = {}
+    facts: set[str] = set()
+    total = 0
+    while total < wanted:
+        before = total
+        for name in turns:
+            if total == wanted or len(picked[name]) == (per_module or wanted):
+                continue
+            question = _least_drawn_level(queues[name], facts, levels)
+            if question is None:
+                continue
+            queues[name].remove(question)
+            picked[name].append(question)
+            total += 1
+            levels[question.difficulty] = levels.get(question.difficulty, 0) + 1
+            facts.update(question.facts)
+        if total == before:
+            break
+    return picked
+
+
+def _least_drawn_level(queue: list[Question], facts: set[str], levels: dict[int, int]) -> Optional[Question]:
+    """The first question in ``queue`` that tests no fact already on the sheet, of the difficulty drawn least;
+    among those, one citing fewest facts (it blocks fewest others)."""
+    free = [q for q in queue if not facts.intersection(q.facts)]
+    return min(free, key=lambda q: (levels.get(q.difficulty, 0), len(q.facts)), default=None)
+
+
+def _check_met(by_module: dict[str, list[Question]], count: Optional[int], per_module: Optional[int],
+               matching: int) -> None:
+    """A SelectionError saying how many can be had where the picks fall short of the request."""
+    rule = "at most one question per fact"
+    picked = sum(len(picks) for picks in by_module.values())
+    if per_module:
+        short = [f"{name} {len(picks)}" for name, picks in by_module.items() if len(picks) < per_module]
+        if short:
+            raise SelectionError(f"asked for {per_module} questions per module but only these can be picked "
+                                 f"({rule}): {', '.join(short)}")
+    if count and picked < count:
+        raise SelectionError(f"asked for {count} questions but only {picked} of the {matching} that match "
+                             f"can share a sheet ({rule})")
 
 
 def make_versions(questions: Sequence[Question], count: int, seed: int) -> list[Version]:
