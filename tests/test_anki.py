@@ -30,7 +30,9 @@ from generator.render.anki.html import cloze, inline
 from generator.render.anki import lock as anki_lock
 from generator.render.anki.lock import read_manifest
 from generator.render.anki.models import NOTE_TYPES, models_snapshot, stable_id
+from generator.render.anki import notes as anki_notes
 from generator.render.anki.notes import ROOT_DECK, build_notes, deck_name, note_guid
+from generator.render.anki.spread import NEW_PER_DAY
 from generator.render.base import RenderJob
 from generator.verify import verify
 
@@ -89,6 +91,19 @@ def notes_by_guid(col: Collection) -> dict:
 def card_states(col: Collection) -> dict:
     return {cid: (c.ivl, c.due, c.type, c.queue, c.reps) for cid in col.find_cards("")
             for c in [col.get_card(cid)]}
+
+
+def introduction_days(col: Collection) -> list[list[int]]:
+    """New cards day by day as Anki's default options introduce them (20 a day, gathered deck by
+    deck, siblings not buried): each day's queue is built by Anki's scheduler, then suspended so
+    the next build is the next day's. Changes ``col``: use a scratch collection."""
+    assert col.decks.config_dict_for_deck_id(1)["new"]["perDay"] == NEW_PER_DAY
+    col.decks.select(col.decks.id_for_name(ROOT_DECK))
+    days = []
+    while new := [c.card.id for c in col.sched.get_queued_cards(fetch_limit=1000).cards if c.queue == 0]:
+        days.append(new)
+        col.sched.suspend_cards(new)
+    return days
 
 
 def answer_first_cards(col: Collection, count: int) -> list[int]:
@@ -169,14 +184,14 @@ def test_decks_follow_modules(shipped, course, lang):
     col = shipped[lang]["col"]
     names = {d.name for d in col.decks.all_names_and_ids()}
     assert ROOT_DECK in names
-    for module in course.modules:
-        if module.cards:
-            assert deck_name(module) in names
-            assert deck_name(module) in (ROOT_DECK, f"{ROOT_DECK}::{module.name}")
+    expected = [f"{ROOT_DECK}::{number:02d} {module.name}" for number, module in enumerate(course.modules, 1)
+                if module.cards]
+    assert [deck_name(module, course) for module in course.modules if module.cards] == expected
+    assert sorted(expected) == expected and set(expected) <= names  # alphabetical is teaching order
     by_guid = {note_guid(lang, card.id): module for module in course.modules for card in module.cards}
     for card_id in col.find_cards(""):
         anki_card = col.get_card(card_id)
-        assert col.decks.name(anki_card.did) == deck_name(by_guid[anki_card.note().guid])
+        assert col.decks.name(anki_card.did) == deck_name(by_guid[anki_card.note().guid], course)
 
 
 def test_root_deck_says_what_it_was_verified_against(shipped):
@@ -211,12 +226,82 @@ def test_unverified_cards_say_so(shipped, course):
         assert any(tag.startswith("unverified::needs-") for tag in note.tags)
 
 
-def test_new_cards_arrive_in_teaching_order(shipped):
-    col, job = shipped["en"]["col"], shipped["en"]["job"]
-    order = [note.guid for note in build_notes(job)]
-    cards = sorted((col.get_card(cid) for cid in col.find_cards("is:new")), key=lambda c: (c.due, c.ord))
-    seen = list(dict.fromkeys(card.note().guid for card in cards))
-    assert seen == order
+def test_new_cards_arrive_in_teaching_order(shipped, course, tmp_path):
+    """Anki's default gathering introduces the modules in teaching order, each module's notes in the
+    order ``build_notes`` gives them, and a note's sibling cards on different days wherever the
+    module has at least 20 notes after it."""
+    col = new_collection(tmp_path / "col")
+    try:
+        import_package(col, shipped["en"]["path"])
+        introduced = [(day, col.get_card(cid).note().guid) for day, cids in enumerate(introduction_days(col))
+                      for cid in cids]  # (day, note) per card, in the order Anki shows them
+    finally:
+        col.close()
+    assert len(introduced) == sum(expected_cards(card) for card in course.cards)
+    module_of = {note_guid("en", card.id): index for index, module in enumerate(course.modules) for card in module.cards}
+    first_seen = {}
+    for position, (_, guid) in enumerate(introduced):
+        first_seen.setdefault(module_of[guid], position)
+    modules = sorted(first_seen)
+    late = [(a, b) for a in modules for b in modules if a < b and first_seen[b] < first_seen[a]]
+    assert len(modules) == len([m for m in course.modules if m.cards]) and late == []
+    notes = build_notes(shipped["en"]["job"])
+    days_of: dict[str, list[int]] = {}
+    for day, guid in introduced:
+        days_of.setdefault(guid, []).append(day)
+    for deck in dict.fromkeys(note.deck for note in notes):
+        in_order = [note.guid for note in notes if note.deck == deck]
+        assert [guid for guid in dict.fromkeys(g for _, g in introduced) if guid in in_order] == in_order
+        for place, guid in enumerate(in_order):
+            if len(in_order) - 1 - place >= NEW_PER_DAY * (len(days_of[guid]) - 1):
+                assert len(set(days_of[guid])) == len(days_of[guid]), (deck, guid, days_of[guid])
+
+
+def test_update_from_unnumbered_decks_keeps_notes_and_reviews(small, tmp_path, monkeypatch):
+    """A collection holding the deck as published before the decks were numbered (top-level cards in
+    the root deck, ``<root>::cudnn``), reviewed, then updated through Anki's importer with default options:
+    no note is duplicated and every review and schedule is kept. Anki leaves existing cards in the
+    deck they are in (it moves no card on update) and adds the numbered decks empty; the README's
+    remedy (Browse, Change Deck) moves them, reviews and all."""
+    def unnumbered(module, course):
+        return ROOT_DECK if module.module == "torch.backends" else f"{ROOT_DECK}::{module.name}"
+
+    old_lock, new_lock = tmp_path / "old.lock", tmp_path / "new.lock"  # the new build's notes are all newer
+    with monkeypatch.context() as patch:
+        patch.setattr(anki_notes, "deck_name", unnumbered)
+        patch.setattr(anki, "deck_name", unnumbered)
+        (old,) = anki.render(RenderJob(small["course"], small["verification"], "en", tmp_path / "old"),
+                             anki.AnkiOptions(old_lock))
+    col = new_collection(tmp_path / "col")
+    try:
+        import_package(col, old)
+        assert {col.decks.name(col.get_card(cid).did) for cid in col.find_cards("")} == {ROOT_DECK, f"{ROOT_DECK}::cudnn"}
+        answer_first_cards(col, 3)
+        reviews, states, notes = col.db.scalar("select count() from revlog"), card_states(col), col.note_count()
+        an_hour_later = time.time() + 3600
+        monkeypatch.setattr(anki_lock, "time", SimpleNamespace(time=lambda: an_hour_later))
+        (new,) = anki.render(RenderJob(small["course"], small["verification"], "en", tmp_path / "new"),
+                             anki.AnkiOptions(new_lock))
+        log = import_package(col, new)
+        assert (len(log.new), len(log.updated), len(log.duplicate)) == (0, notes, 0)
+        assert col.note_count() == notes and col.db.scalar("select count() from revlog") == reviews == 3
+        assert card_states(col) == states
+        where = {col.get_card(cid).note().guid: col.decks.name(col.get_card(cid).did) for cid in col.find_cards("")}
+        assert set(where.values()) == {ROOT_DECK, f"{ROOT_DECK}::cudnn"}  # Anki kept every card where it was
+        numbered = {module.module: deck_name(module, small["course"]) for module in small["course"].modules}
+        assert set(numbered.values()) <= {d.name for d in col.decks.all_names_and_ids()}
+        # the remedy: Browse, select a module's cards (deck:"<old deck>" -deck:"<old deck>::*"), Change Deck
+        for module in small["course"].modules:
+            old_deck = unnumbered(module, small["course"])
+            cids = col.find_cards(f'deck:"{old_deck}" -deck:"{old_deck}::*"')
+            col.set_deck(cids, col.decks.id_for_name(numbered[module.module]))
+        moved = {col.get_card(cid).note().guid: col.decks.name(col.get_card(cid).did) for cid in col.find_cards("")}
+        assert set(moved.values()) == set(numbered.values())
+        assert col.db.scalar("select count() from revlog") == reviews
+        assert {cid: state[:3] for cid, state in card_states(col).items()} == {
+            cid: state[:3] for cid, state in states.items()}
+    finally:
+        col.close()
 
 
 def test_diagrams_are_media_and_shown(shipped, course):
@@ -384,9 +469,9 @@ def test_small_counts(small):
     # basic 3, reverse 2, cloze c1+c2, mcq 1, code 1
     assert col.card_count() == 3 + 2 + 2 + 1 + 1
     (top,) = notes_by_guid(col)[note_guid("en", "t-top-card")].cards()
-    assert col.decks.name(top.did) == ROOT_DECK
+    assert col.decks.name(top.did) == f"{ROOT_DECK}::01 backends"
     (gpu,) = notes_by_guid(col)[note_guid("en", "t-gpu-card")].cards()
-    assert col.decks.name(gpu.did) == f"{ROOT_DECK}::cudnn"
+    assert col.decks.name(gpu.did) == f"{ROOT_DECK}::02 cudnn"
 
 
 def test_escaping_shows_text_literally(small):

@@ -21,6 +21,7 @@ from .lock import Changes, compare, read_manifest, stamp, write_manifest
 from .models import NOTE_TYPES, stable_id
 from .notes import ROOT_DECK, NoteSpec, build_notes, deck_name
 from .package import PackagedNote, collection, write_apkg
+from .spread import card_positions
 from ..base import RenderJob
 
 STEM = "torch-backends"
@@ -73,7 +74,8 @@ def _render(job: RenderJob, lock_path: Path, stem: str) -> list[Path]:
         media = drawing.submit(_media, job, notes)  # Pillow and zlib release the GIL: drawn while the rows go in
         database = collection(models=[note_type.model_json(models[key].mod, stable_id(ROOT_DECK))
                                       for key, note_type in NOTE_TYPES.items()],
-                              decks=_decks(job), notes=[_packaged(note, stamped[note.card_id].mod) for note in notes],
+                              decks=_decks(job), notes=[_packaged(note, stamped[note.card_id].mod, dues)
+                                                        for note, dues in zip(notes, card_positions(notes))],
                               timestamp=newest)
         write_apkg(path, database, media.result())
     defined = _still_defined(job)
@@ -120,16 +122,16 @@ def _still_defined(job: RenderJob) -> set[str]:
 
 
 def _decks(job: RenderJob) -> list[dict]:
-    """The root deck and one per module that has cards, in module order."""
+    """The root deck (no cards of its own) and one per module that has cards, in module order."""
     decks = {ROOT_DECK: f"{_ROOT_DESCRIPTION[job.lang]}<br>{escape(job.verified_line())}"}
     for module in job.course.modules:
         if module.cards:
-            decks.setdefault(deck_name(module), job.t(module.summary))
+            decks.setdefault(deck_name(module, job.course), job.t(module.summary))
     return [genanki.Deck(stable_id(name), name, description=text).to_json() for name, text in decks.items()]
 
 
-def _packaged(note: NoteSpec, mod: int) -> PackagedNote:
-    return PackagedNote(note.guid, NOTE_TYPES[note.kind].model_id, stable_id(note.deck), mod, note.due,
+def _packaged(note: NoteSpec, mod: int, dues: tuple[int, ...]) -> PackagedNote:
+    return PackagedNote(note.guid, NOTE_TYPES[note.kind].model_id, stable_id(note.deck), mod, dues,
                         note.fields, note.tags, note.ords)
 
 

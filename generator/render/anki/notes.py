@@ -47,9 +47,17 @@ def content_hash(kind: str, fields: tuple[str, ...], tags: tuple[str, ...]) -> s
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def deck_name(module: Module) -> str:
-    """``PyTorch torch.backends::cudnn``; the top-level module's cards sit in the root deck."""
-    return ROOT_DECK if module.module == "torch.backends" else f"{ROOT_DECK}::{module.name}"
+def deck_name(module: Module, course: Course) -> str:
+    """``PyTorch torch.backends::02 cudnn``: the module's place in the course's teaching order, then its name.
+
+    Anki's default options gather new cards deck by deck, taking the decks in
+    alphabetical order; the zero-padded number makes that the teaching order. The
+    number counts every loaded module, so a ``--module`` build names its deck as the
+    whole deck does.
+    """
+    modules = [m.module for m in course.everything]
+    width = max(2, len(str(len(modules))))
+    return f"{ROOT_DECK}::{modules.index(module.module) + 1:0{width}d} {module.name}"
 
 
 def note_guid(lang: str, card_id: str) -> str:
@@ -132,7 +140,7 @@ class _NoteBuilder:
     def deck(self, module: Module) -> str:
         deck = self._decks.get(module.module)
         if deck is None:
-            deck = self._decks[module.module] = deck_name(module)
+            deck = self._decks[module.module] = deck_name(module, self.course)
         return deck
 
     def text(self, text) -> Markup:
