@@ -14,7 +14,10 @@ Measured per side:
   lies past the frame's right edge, outside any scrolling box;
 * ``sideways``: a box the learner must scroll sideways (its content is wider
   than it and it scrolls: a code block with ``overflow-x: auto``);
-* ``images``: each image's name and shown width in CSS pixels.
+* ``images``: each image's name, shown width and natural width in pixels;
+* ``footer`` and ``answer``: ``[characters, height]`` of what the learner sees of the
+  "verified" footer (a closed ``<details>`` shows only its summary) and of the answer
+  (``.reply``, ``ol.answered``, ``.cloze``); null where a side has none.
 """
 from __future__ import annotations
 
@@ -140,6 +143,14 @@ window.addEventListener('load', () => {
         found.past_edge.push(describe(node.parentElement) + ': ' + node.textContent.trim().slice(0, 60));
       }
     }
+    const seen = selector => {
+      const boxes = [...frame.querySelectorAll(selector)];
+      if (!boxes.length) return null;
+      return [boxes.reduce((n, box) => n + box.innerText.trim().length, 0),
+              boxes.reduce((n, box) => n + box.getBoundingClientRect().height, 0)];
+    };
+    found.footer = seen('.verified');
+    found.answer = seen('.reply, ol.answered, .cloze');
     const name = frame.dataset.frame;
     (results[name] = results[name] || {})[frame.dataset.key] = found;
   }

@@ -13,6 +13,7 @@ from card_layout import FRAMES, PHONE, Side, anki_sides, measure
 from generator.render import anki
 from generator.render.anki.notes import note_guid
 from generator.render.base import RenderJob
+from generator.wording import words
 
 LANGS = ("en", "zh")
 
@@ -79,3 +80,22 @@ def test_no_code_scrolls_sideways(layout, lang):
     for frame in FRAMES:
         sideways = {key: found["sideways"][:2] for key, found in layout[lang][frame.name].items() if found["sideways"]}
         assert not sideways, f"{frame.name}: {len(sideways)} sides scroll sideways: {dict(list(sideways.items())[:5])}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_verified_footer_is_one_short_line(decks, layout, course, lang):
+    """The footer shows the mark, or the warning where a fact could not be checked here; where and
+    which claims were verified stay folded (a closed ``<details>``) until tapped."""
+    job = decks[lang]["job"]
+    mark = words(lang)["verified_mark"]
+    phone = layout[lang][f"{PHONE}-light"]
+    facts = {card.id: card.facts for card in course.cards}
+    for key, found in phone.items():
+        card_id, ordinal, side = key.split("/")
+        if side != "back":
+            continue
+        warning = job.unverified_note(facts[card_id])
+        assert found["footer"][0] == len(f"⚠ {warning}" if warning else mark), (key, found["footer"])
+        if not warning:
+            line = found["footer"][1]
+            assert line < 40, (key, found["footer"])  # one line of the footer's small type, with its rule

@@ -17,6 +17,7 @@ from markupsafe import Markup
 from ...diagrams import diagram_filename
 from ...errors import BuildError
 from ...model import Course, Module
+from ...wording import words
 from .html import cloze, code_block, highlight_ahead, inline
 from .models import NOTE_TYPES, TEMPLATE_DIR
 from ..base import RenderJob
@@ -175,7 +176,8 @@ class _NoteBuilder:
     def _verified_field(self, facts: tuple[str, ...]) -> str:
         note = self.job.unverified_note(facts)
         claims = [self.text(self.course.fact(f).claim) for f in facts]
-        return _render_field("field.verified.html", note=note, where=self.job.verified_where(facts), claims=claims)
+        return _render_field("field.verified.html", note=note, where=self.job.verified_where(facts), claims=claims,
+                             mark=words(self.job.lang)["verified_mark"])
 
     def _scope_badge(self, facts: tuple[str, ...]) -> Markup:
         """'since torch 2.15' above the question of a card whose facts hold only for some releases or builds."""
