@@ -21,8 +21,12 @@ import pytest
 from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from PIL import Image, ImageDraw, ImageFont
 
-from generator.diagrams import diagram_filename
+from generator.card_diagrams import Variant, card_diagram_filename
+from generator.diagram_labels import cjk_characters
+from generator.diagram_names import DIAGRAM_NAMES
+from generator.fonts import diagram_cjk_font
 from generator.errors import BuildError
 from generator.loader import load_course
 from generator.render import anki
@@ -304,21 +308,31 @@ def test_update_from_unnumbered_decks_keeps_notes_and_reviews(small, tmp_path, m
         col.close()
 
 
-def test_diagrams_are_media_and_shown(shipped, course):
-    path, col = shipped["en"]["path"], shipped["en"]["col"]
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_diagrams_are_media_and_shown_once_per_module(shipped, course, lang):
+    """Light and night pictures in the deck's language; a diagram on the first card of a module that
+    rests on a lesson carrying it, and on no other card of that module."""
+    path, col = shipped[lang]["path"], shipped[lang]["col"]
+    variants = [Variant(lang, night) for night in (False, True)]
     with zipfile.ZipFile(path) as archive:
         media = json.loads(archive.read("media"))
-        assert set(media.values()) >= {diagram_filename(name, course) for name in ("backends-map", "cudnn-flags")}
+        assert set(media.values()) >= {card_diagram_filename(name, course, variant)
+                                       for name in ("backends-map", "cudnn-flags") for variant in variants}
+        assert all(f"-{lang}-" in name for name in media.values())
         for index, name in media.items():
             assert archive.read(index)[:8] == b"\x89PNG\r\n\x1a\n", name
-    shown = [card for card in course.cards
-             if any("cudnn-flags" in lesson.diagrams and set(lesson.facts) & set(card.facts) for lesson in course.lessons)]
-    assert shown
     notes = notes_by_guid(col)
-    file_name = diagram_filename("cudnn-flags", course)
-    for card in shown:
-        assert f'<img src="{file_name}"' in notes[note_guid("en", card.id)]["Diagram"]
-    assert (Path(col.media.dir()) / file_name).read_bytes()[:4] == b"\x89PNG"
+    for name in DIAGRAM_NAMES:
+        light, night = (card_diagram_filename(name, course, variant) for variant in variants)
+        for module in course.modules:
+            teaching = [card for card in module.cards if any(
+                name in lesson.diagrams and set(lesson.facts) & set(card.facts) for lesson in course.lessons)]
+            showing = [card for card in module.cards if light in notes[note_guid(lang, card.id)]["Diagram"]]
+            assert len(showing) == (1 if teaching else 0), (name, module.name, [c.id for c in showing])
+            for card in showing:
+                field = notes[note_guid(lang, card.id)]["Diagram"]
+                assert f'<img class="light" src="{light}"' in field and f'<img class="night" src="{night}"' in field
+                assert (Path(col.media.dir()) / night).read_bytes()[:4] == b"\x89PNG"
 
 
 def test_reimport_unchanged_changes_nothing(shipped):
@@ -579,10 +593,13 @@ def test_broken_manifest_is_a_build_error(small, tmp_path):
 
 
 def test_diagram_only_where_a_lesson_shares_a_fact(small):
+    """t-mcq, t-escape and t-cloze rest on the fact of the lesson with the diagram: the first of them in
+    teaching order shows it; t-reverse rests on another lesson's fact."""
     notes = notes_by_guid(small["col"])
-    file_name = diagram_filename("cudnn-flags", small["course"])
-    assert file_name in notes[note_guid("en", "t-escape")]["Diagram"]
-    assert notes[note_guid("en", "t-reverse")]["Diagram"] == ""
+    file_name = card_diagram_filename("cudnn-flags", small["course"], Variant("en", False))
+    assert file_name in notes[note_guid("en", "t-mcq")]["Diagram"]
+    assert [card_id for card_id in ("t-escape", "t-cloze", "t-reverse")
+            if notes[note_guid("en", card_id)]["Diagram"]] == []
 
 
 def test_update_cycle_keeps_reviews(small, tmp_path, monkeypatch):
@@ -703,3 +720,20 @@ def test_cloze_deletion_survives_any_surrounding_text(ephemeral, before, answer,
     question, full = ephemeral("cloze", "Text", str(cloze(text)))
     assert question == f"{before}[...]{after}".strip()
     assert full == f"{before}{answer}{after}".strip()
+
+
+def _glyph(font, character: str) -> bytes:
+    image = Image.new("L", (64, 64))
+    ImageDraw.Draw(image).text((8, 4), character, font=font, fill=255)
+    return image.tobytes()
+
+
+def test_chinese_diagram_characters_are_in_the_shipped_cjk_font():
+    """Every character a Chinese diagram draws with the CJK subset has a glyph there (not the empty-box one);
+    after a label change, ``tools/make_cjk_font.py`` recuts the font."""
+    for bold in (False, True):
+        font = ImageFont.truetype(str(diagram_cjk_font(bold)), 40)
+        no_glyph = _glyph(font, "\ue000")  # a private-use character no font subset holds
+        assert _glyph(font, "龍") == no_glyph  # the comparison sees a missing glyph
+        missing = [c for c in cjk_characters() if not c.isspace() and _glyph(font, c) == no_glyph]
+        assert missing == [], missing

@@ -10,6 +10,7 @@ import pytest
 from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
 
 from card_layout import FRAMES, PHONE, Side, anki_sides, measure
+from generator.card_diagrams import MIN_LABEL_PX, WIDTH
 from generator.render import anki
 from generator.render.anki.notes import note_guid
 from generator.render.base import RenderJob
@@ -99,3 +100,17 @@ def test_verified_footer_is_one_short_line(decks, layout, course, lang):
         if not warning:
             line = found["footer"][1]
             assert line < 40, (key, found["footer"])  # one line of the footer's small type, with its rule
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_diagrams_match_the_mode_and_labels_are_12px_on_a_phone(layout, lang):
+    """Only the picture of the current mode shows, in the deck's language; its smallest label, scaled
+    from the PNG's width to the width the card shows it at, is at least 12 px."""
+    for night in (False, True):
+        frame = f"{PHONE}-{'night' if night else 'light'}"
+        shown = [(src, width, natural) for found in layout[lang][frame].values()
+                 for src, width, natural in found["images"] if width > 0]
+        assert shown, frame
+        for src, width, natural in shown:
+            assert ("-night-" in src) == night and f"-{lang}-" in src, (frame, src)
+            assert natural == WIDTH and MIN_LABEL_PX * width / natural >= 12, (frame, src, width, natural)

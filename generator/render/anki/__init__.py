@@ -16,7 +16,7 @@ from pathlib import Path
 import genanki
 from markupsafe import escape
 
-from ...diagrams import diagram_filename, diagram_png
+from ...card_diagrams import Variant, card_diagram_filename, card_diagram_png
 from .lock import Changes, compare, read_manifest, stamp, write_manifest
 from .models import NOTE_TYPES, stable_id
 from .notes import ROOT_DECK, NoteSpec, build_notes, deck_name
@@ -136,9 +136,11 @@ def _packaged(note: NoteSpec, mod: int, dues: tuple[int, ...]) -> PackagedNote:
 
 
 def _media(job: RenderJob, notes: list[NoteSpec]) -> dict[str, bytes]:
-    """The diagrams the notes show, and the module map and cuDNN flow in any case."""
+    """The diagrams the notes show, and the module map and cuDNN flow in any case, light and night."""
     names = dict.fromkeys([*REQUIRED_DIAGRAMS, *(name for note in notes for name in note.diagrams)])
-    return {diagram_filename(name, job.course): diagram_png(name, job.course) for name in names}
+    variants = [Variant(job.lang, night) for night in (False, True)]
+    return {card_diagram_filename(name, job.course, variant): card_diagram_png(name, job.course, variant)
+            for name in names for variant in variants}
 
 
 _ROOT_DESCRIPTION = {"en": "Machine-verified flash cards on torch.backends, in teaching order.",

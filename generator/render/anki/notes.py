@@ -14,7 +14,7 @@ from typing import NamedTuple
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
-from ...diagrams import diagram_filename
+from ...card_diagrams import Variant, card_diagram_filename
 from ...errors import BuildError
 from ...model import Course, Module
 from ...wording import words
@@ -81,16 +81,32 @@ def build_notes(job: RenderJob) -> list[NoteSpec]:
                      for position, (module_index, module, card) in enumerate(_cards(job.course))),
                     key=lambda item: item[:2])
     numbered = [(due, module, card) for due, (_, _, module, card) in enumerate(placed, 1)]
+    shown = _first_showings(builder, numbered)
     ahead = highlight_ahead((job.code(card), card.language) for _, _, card in numbered if card.kind == "code")
     if ahead is None:
-        return [builder.note(module, card, due) for due, module, card in numbered]
+        return [builder.note(module, card, due, shown[card.id]) for due, module, card in numbered]
     try:
-        notes = [builder.note(module, card, due) for due, module, card in numbered if card.kind != "code"]
+        notes = [builder.note(module, card, due, shown[card.id]) for due, module, card in numbered if card.kind != "code"]
         ahead.wait()
     finally:
         ahead.cancel()
-    notes += [builder.note(module, card, due) for due, module, card in numbered if card.kind == "code"]
+    notes += [builder.note(module, card, due, shown[card.id]) for due, module, card in numbered if card.kind == "code"]
     return sorted(notes, key=lambda note: note.due)
+
+
+def _first_showings(builder: "_NoteBuilder", numbered) -> dict[str, tuple[str, ...]]:
+    """Which diagrams each card shows: a diagram its lessons teach, on the module's first such card only.
+
+    A lesson's diagram fits every card resting on its facts; shown on all of them, the module
+    map would fill dozens of answers. Once per module it is met where the module starts using it.
+    """
+    seen: set[tuple[str, str]] = set()
+    shown = {}
+    for _, module, card in numbered:
+        names = [name for name in builder.diagrams(tuple(card.facts)) if (module.module, name) not in seen]
+        seen.update((module.module, name) for name in names)
+        shown[card.id] = tuple(names)
+    return shown
 
 
 def _cards(course: Course):
@@ -127,9 +143,8 @@ class _NoteBuilder:
         ranks = [self.lesson_rank[lesson.id] for fact in facts for lesson in self.lessons_of_fact.get(fact, ())]
         return min(ranks, default=self.module_end[module_index] - 0.5)
 
-    def note(self, module: Module, card, due: int) -> NoteSpec:
+    def note(self, module: Module, card, due: int, diagrams: tuple[str, ...]) -> NoteSpec:
         facts = tuple(card.facts)
-        diagrams = self.diagrams(facts)
         common = (self.source(card, facts), self._verified(facts), self.text(card.extra),
                   self._diagram_field(diagrams))
         first, *rest = _KIND_FIELDS[card.kind](self, card)
@@ -187,7 +202,8 @@ class _NoteBuilder:
     def _diagram_html(self, names: tuple[str, ...]) -> str:
         if not names:
             return ""
-        shown = [{"name": name, "file": diagram_filename(name, self.course)} for name in names]
+        shown = [{"name": name, "light": card_diagram_filename(name, self.course, Variant(self.job.lang, False)),
+                  "night": card_diagram_filename(name, self.course, Variant(self.job.lang, True))} for name in names]
         return _render_field("field.diagram.html", diagrams=shown)
 
     def cloze_text(self, card) -> str:
