@@ -164,6 +164,7 @@ _COMMON = {
         # the one phrasing for "several options are correct", added by every output (content never writes it)
         "multi_hint": "(select all that apply)",
         "where": ("verified on torch {}", " (here)", ", "),
+        "verified_mark": "✓ verified",  # a card's footer: the mark, the details (where, which claims) folded under it
         "releases": {"since": "since torch {}", "until": "until torch {}", "between": "torch {} to {}",
                      "only": "torch {} only"},
         "sample": {"fragment": "excerpt: part of a larger program", "gpu": "needs a CUDA GPU"},
@@ -175,6 +176,7 @@ _COMMON = {
         "other_needs": {"torch-range": "其他 torch 版本", "rocm": "ROCm"},
         "multi_hint": "（多选）",
         "where": ("已验证：torch {}", "（本机）", "、"),
+        "verified_mark": "✓ 已验证",
         "releases": {"since": "torch {} 起", "until": "torch {} 及更早", "between": "torch {} 至 {}",
                      "only": "仅 torch {}"},
         "sample": {"fragment": "节选：较大程序的一部分", "gpu": "需要 CUDA GPU"},

@@ -21,8 +21,12 @@ import pytest
 from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from PIL import Image, ImageDraw, ImageFont
 
-from generator.diagrams import diagram_filename
+from generator.card_diagrams import Variant, card_diagram_filename
+from generator.diagram_labels import cjk_characters
+from generator.diagram_names import DIAGRAM_NAMES
+from generator.fonts import diagram_cjk_font
 from generator.errors import BuildError
 from generator.loader import load_course
 from generator.render import anki
@@ -30,7 +34,9 @@ from generator.render.anki.html import cloze, inline
 from generator.render.anki import lock as anki_lock
 from generator.render.anki.lock import read_manifest
 from generator.render.anki.models import NOTE_TYPES, models_snapshot, stable_id
+from generator.render.anki import notes as anki_notes
 from generator.render.anki.notes import ROOT_DECK, build_notes, deck_name, note_guid
+from generator.render.anki.spread import NEW_PER_DAY
 from generator.render.base import RenderJob
 from generator.verify import verify
 
@@ -89,6 +95,19 @@ def notes_by_guid(col: Collection) -> dict:
 def card_states(col: Collection) -> dict:
     return {cid: (c.ivl, c.due, c.type, c.queue, c.reps) for cid in col.find_cards("")
             for c in [col.get_card(cid)]}
+
+
+def introduction_days(col: Collection) -> list[list[int]]:
+    """New cards day by day as Anki's default options introduce them (20 a day, gathered deck by
+    deck, siblings not buried): each day's queue is built by Anki's scheduler, then suspended so
+    the next build is the next day's. Changes ``col``: use a scratch collection."""
+    assert col.decks.config_dict_for_deck_id(1)["new"]["perDay"] == NEW_PER_DAY
+    col.decks.select(col.decks.id_for_name(ROOT_DECK))
+    days = []
+    while new := [c.card.id for c in col.sched.get_queued_cards(fetch_limit=1000).cards if c.queue == 0]:
+        days.append(new)
+        col.sched.suspend_cards(new)
+    return days
 
 
 def answer_first_cards(col: Collection, count: int) -> list[int]:
@@ -169,14 +188,14 @@ def test_decks_follow_modules(shipped, course, lang):
     col = shipped[lang]["col"]
     names = {d.name for d in col.decks.all_names_and_ids()}
     assert ROOT_DECK in names
-    for module in course.modules:
-        if module.cards:
-            assert deck_name(module) in names
-            assert deck_name(module) in (ROOT_DECK, f"{ROOT_DECK}::{module.name}")
+    expected = [f"{ROOT_DECK}::{number:02d} {module.name}" for number, module in enumerate(course.modules, 1)
+                if module.cards]
+    assert [deck_name(module, course) for module in course.modules if module.cards] == expected
+    assert sorted(expected) == expected and set(expected) <= names  # alphabetical is teaching order
     by_guid = {note_guid(lang, card.id): module for module in course.modules for card in module.cards}
     for card_id in col.find_cards(""):
         anki_card = col.get_card(card_id)
-        assert col.decks.name(anki_card.did) == deck_name(by_guid[anki_card.note().guid])
+        assert col.decks.name(anki_card.did) == deck_name(by_guid[anki_card.note().guid], course)
 
 
 def test_root_deck_says_what_it_was_verified_against(shipped):
@@ -211,29 +230,109 @@ def test_unverified_cards_say_so(shipped, course):
         assert any(tag.startswith("unverified::needs-") for tag in note.tags)
 
 
-def test_new_cards_arrive_in_teaching_order(shipped):
-    col, job = shipped["en"]["col"], shipped["en"]["job"]
-    order = [note.guid for note in build_notes(job)]
-    cards = sorted((col.get_card(cid) for cid in col.find_cards("is:new")), key=lambda c: (c.due, c.ord))
-    seen = list(dict.fromkeys(card.note().guid for card in cards))
-    assert seen == order
+def test_new_cards_arrive_in_teaching_order(shipped, course, tmp_path):
+    """Anki's default gathering introduces the modules in teaching order, each module's notes in the
+    order ``build_notes`` gives them, and a note's sibling cards on different days wherever the
+    module has at least 20 notes after it."""
+    col = new_collection(tmp_path / "col")
+    try:
+        import_package(col, shipped["en"]["path"])
+        introduced = [(day, col.get_card(cid).note().guid) for day, cids in enumerate(introduction_days(col))
+                      for cid in cids]  # (day, note) per card, in the order Anki shows them
+    finally:
+        col.close()
+    assert len(introduced) == sum(expected_cards(card) for card in course.cards)
+    module_of = {note_guid("en", card.id): index for index, module in enumerate(course.modules) for card in module.cards}
+    first_seen = {}
+    for position, (_, guid) in enumerate(introduced):
+        first_seen.setdefault(module_of[guid], position)
+    modules = sorted(first_seen)
+    late = [(a, b) for a in modules for b in modules if a < b and first_seen[b] < first_seen[a]]
+    assert len(modules) == len([m for m in course.modules if m.cards]) and late == []
+    notes = build_notes(shipped["en"]["job"])
+    days_of: dict[str, list[int]] = {}
+    for day, guid in introduced:
+        days_of.setdefault(guid, []).append(day)
+    for deck in dict.fromkeys(note.deck for note in notes):
+        in_order = [note.guid for note in notes if note.deck == deck]
+        assert [guid for guid in dict.fromkeys(g for _, g in introduced) if guid in in_order] == in_order
+        for place, guid in enumerate(in_order):
+            if len(in_order) - 1 - place >= NEW_PER_DAY * (len(days_of[guid]) - 1):
+                assert len(set(days_of[guid])) == len(days_of[guid]), (deck, guid, days_of[guid])
 
 
-def test_diagrams_are_media_and_shown(shipped, course):
-    path, col = shipped["en"]["path"], shipped["en"]["col"]
+def test_update_from_unnumbered_decks_keeps_notes_and_reviews(small, tmp_path, monkeypatch):
+    """A collection holding the deck as published before the decks were numbered (top-level cards in
+    the root deck, ``<root>::cudnn``), reviewed, then updated through Anki's importer with default options:
+    no note is duplicated and every review and schedule is kept. Anki leaves existing cards in the
+    deck they are in (it moves no card on update) and adds the numbered decks empty; the README's
+    remedy (Browse, Change Deck) moves them, reviews and all."""
+    def unnumbered(module, course):
+        return ROOT_DECK if module.module == "torch.backends" else f"{ROOT_DECK}::{module.name}"
+
+    old_lock, new_lock = tmp_path / "old.lock", tmp_path / "new.lock"  # the new build's notes are all newer
+    with monkeypatch.context() as patch:
+        patch.setattr(anki_notes, "deck_name", unnumbered)
+        patch.setattr(anki, "deck_name", unnumbered)
+        (old,) = anki.render(RenderJob(small["course"], small["verification"], "en", tmp_path / "old"),
+                             anki.AnkiOptions(old_lock))
+    col = new_collection(tmp_path / "col")
+    try:
+        import_package(col, old)
+        assert {col.decks.name(col.get_card(cid).did) for cid in col.find_cards("")} == {ROOT_DECK, f"{ROOT_DECK}::cudnn"}
+        answer_first_cards(col, 3)
+        reviews, states, notes = col.db.scalar("select count() from revlog"), card_states(col), col.note_count()
+        an_hour_later = time.time() + 3600
+        monkeypatch.setattr(anki_lock, "time", SimpleNamespace(time=lambda: an_hour_later))
+        (new,) = anki.render(RenderJob(small["course"], small["verification"], "en", tmp_path / "new"),
+                             anki.AnkiOptions(new_lock))
+        log = import_package(col, new)
+        assert (len(log.new), len(log.updated), len(log.duplicate)) == (0, notes, 0)
+        assert col.note_count() == notes and col.db.scalar("select count() from revlog") == reviews == 3
+        assert card_states(col) == states
+        where = {col.get_card(cid).note().guid: col.decks.name(col.get_card(cid).did) for cid in col.find_cards("")}
+        assert set(where.values()) == {ROOT_DECK, f"{ROOT_DECK}::cudnn"}  # Anki kept every card where it was
+        numbered = {module.module: deck_name(module, small["course"]) for module in small["course"].modules}
+        assert set(numbered.values()) <= {d.name for d in col.decks.all_names_and_ids()}
+        # the remedy: Browse, select a module's cards (deck:"<old deck>" -deck:"<old deck>::*"), Change Deck
+        for module in small["course"].modules:
+            old_deck = unnumbered(module, small["course"])
+            cids = col.find_cards(f'deck:"{old_deck}" -deck:"{old_deck}::*"')
+            col.set_deck(cids, col.decks.id_for_name(numbered[module.module]))
+        moved = {col.get_card(cid).note().guid: col.decks.name(col.get_card(cid).did) for cid in col.find_cards("")}
+        assert set(moved.values()) == set(numbered.values())
+        assert col.db.scalar("select count() from revlog") == reviews
+        assert {cid: state[:3] for cid, state in card_states(col).items()} == {
+            cid: state[:3] for cid, state in states.items()}
+    finally:
+        col.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_diagrams_are_media_and_shown_once_per_module(shipped, course, lang):
+    """Light and night pictures in the deck's language; a diagram on the first card of a module that
+    rests on a lesson carrying it, and on no other card of that module."""
+    path, col = shipped[lang]["path"], shipped[lang]["col"]
+    variants = [Variant(lang, night) for night in (False, True)]
     with zipfile.ZipFile(path) as archive:
         media = json.loads(archive.read("media"))
-        assert set(media.values()) >= {diagram_filename(name, course) for name in ("backends-map", "cudnn-flags")}
+        assert set(media.values()) >= {card_diagram_filename(name, course, variant)
+                                       for name in ("backends-map", "cudnn-flags") for variant in variants}
+        assert all(f"-{lang}-" in name for name in media.values())
         for index, name in media.items():
             assert archive.read(index)[:8] == b"\x89PNG\r\n\x1a\n", name
-    shown = [card for card in course.cards
-             if any("cudnn-flags" in lesson.diagrams and set(lesson.facts) & set(card.facts) for lesson in course.lessons)]
-    assert shown
     notes = notes_by_guid(col)
-    file_name = diagram_filename("cudnn-flags", course)
-    for card in shown:
-        assert f'<img src="{file_name}"' in notes[note_guid("en", card.id)]["Diagram"]
-    assert (Path(col.media.dir()) / file_name).read_bytes()[:4] == b"\x89PNG"
+    for name in DIAGRAM_NAMES:
+        light, night = (card_diagram_filename(name, course, variant) for variant in variants)
+        for module in course.modules:
+            teaching = [card for card in module.cards if any(
+                name in lesson.diagrams and set(lesson.facts) & set(card.facts) for lesson in course.lessons)]
+            showing = [card for card in module.cards if light in notes[note_guid(lang, card.id)]["Diagram"]]
+            assert len(showing) == (1 if teaching else 0), (name, module.name, [c.id for c in showing])
+            for card in showing:
+                field = notes[note_guid(lang, card.id)]["Diagram"]
+                assert f'<img class="light" src="{light}"' in field and f'<img class="night" src="{night}"' in field
+                assert (Path(col.media.dir()) / night).read_bytes()[:4] == b"\x89PNG"
 
 
 def test_reimport_unchanged_changes_nothing(shipped):
@@ -384,9 +483,9 @@ def test_small_counts(small):
     # basic 3, reverse 2, cloze c1+c2, mcq 1, code 1
     assert col.card_count() == 3 + 2 + 2 + 1 + 1
     (top,) = notes_by_guid(col)[note_guid("en", "t-top-card")].cards()
-    assert col.decks.name(top.did) == ROOT_DECK
+    assert col.decks.name(top.did) == f"{ROOT_DECK}::01 backends"
     (gpu,) = notes_by_guid(col)[note_guid("en", "t-gpu-card")].cards()
-    assert col.decks.name(gpu.did) == f"{ROOT_DECK}::cudnn"
+    assert col.decks.name(gpu.did) == f"{ROOT_DECK}::02 cudnn"
 
 
 def test_escaping_shows_text_literally(small):
@@ -494,10 +593,13 @@ def test_broken_manifest_is_a_build_error(small, tmp_path):
 
 
 def test_diagram_only_where_a_lesson_shares_a_fact(small):
+    """t-mcq, t-escape and t-cloze rest on the fact of the lesson with the diagram: the first of them in
+    teaching order shows it; t-reverse rests on another lesson's fact."""
     notes = notes_by_guid(small["col"])
-    file_name = diagram_filename("cudnn-flags", small["course"])
-    assert file_name in notes[note_guid("en", "t-escape")]["Diagram"]
-    assert notes[note_guid("en", "t-reverse")]["Diagram"] == ""
+    file_name = card_diagram_filename("cudnn-flags", small["course"], Variant("en", False))
+    assert file_name in notes[note_guid("en", "t-mcq")]["Diagram"]
+    assert [card_id for card_id in ("t-escape", "t-cloze", "t-reverse")
+            if notes[note_guid("en", card_id)]["Diagram"]] == []
 
 
 def test_update_cycle_keeps_reviews(small, tmp_path, monkeypatch):
@@ -618,3 +720,20 @@ def test_cloze_deletion_survives_any_surrounding_text(ephemeral, before, answer,
     question, full = ephemeral("cloze", "Text", str(cloze(text)))
     assert question == f"{before}[...]{after}".strip()
     assert full == f"{before}{answer}{after}".strip()
+
+
+def _glyph(font, character: str) -> bytes:
+    image = Image.new("L", (64, 64))
+    ImageDraw.Draw(image).text((8, 4), character, font=font, fill=255)
+    return image.tobytes()
+
+
+def test_chinese_diagram_characters_are_in_the_shipped_cjk_font():
+    """Every character a Chinese diagram draws with the CJK subset has a glyph there (not the empty-box one);
+    after a label change, ``tools/make_cjk_font.py`` recuts the font."""
+    for bold in (False, True):
+        font = ImageFont.truetype(str(diagram_cjk_font(bold)), 40)
+        no_glyph = _glyph(font, "\ue000")  # a private-use character no font subset holds
+        assert _glyph(font, "龍") == no_glyph  # the comparison sees a missing glyph
+        missing = [c for c in cjk_characters() if not c.isspace() and _glyph(font, c) == no_glyph]
+        assert missing == [], missing

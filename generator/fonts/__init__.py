@@ -1,6 +1,7 @@
 """Fonts shipped inside the package, so that outputs come out the same on every machine, with or
 without system fonts: DejaVu (Bitstream Vera licence: LICENSE-DejaVu.txt) for diagrams and slide
-measurement, and the emoji the content uses cut out of Noto Color Emoji (SIL OFL 1.1:
+measurement, Noto Sans CJK SC (SIL OFL 1.1: LICENSE-NotoSansCJK.txt) cut to what the Chinese
+card diagrams draw, and the emoji the content uses cut out of Noto Color Emoji (SIL OFL 1.1:
 LICENSE-NotoColorEmoji.txt; ``tools/make_emoji_font.py`` regenerates it) for quizzes."""
 from __future__ import annotations
 
@@ -21,6 +22,14 @@ _FILES = {
     ("DejaVu Sans Mono", False): "DejaVuSansMono.ttf",
     ("DejaVu Sans Mono", True): "DejaVuSansMono-Bold.ttf",
 }
+
+
+def diagram_cjk_font(bold: bool = False) -> Path:
+    """Noto Sans CJK SC cut to the characters the Chinese card diagrams draw (``tools/make_cjk_font.py``).
+
+    Not a ``bundled_font``: it lacks every other character, so nothing that measures
+    arbitrary Chinese text (the slides) may take it for the family."""
+    return _FOLDER / f"NotoSansCJKsc-torchdeck-{'Bold' if bold else 'Regular'}.otf"
 
 
 def bundled_font(family: str, bold: bool = False) -> Optional[Path]:

@@ -16,11 +16,12 @@ from pathlib import Path
 import genanki
 from markupsafe import escape
 
-from ...diagrams import diagram_filename, diagram_png
+from ...card_diagrams import Variant, card_diagram_filename, card_diagram_png
 from .lock import Changes, compare, read_manifest, stamp, write_manifest
 from .models import NOTE_TYPES, stable_id
 from .notes import ROOT_DECK, NoteSpec, build_notes, deck_name
 from .package import PackagedNote, collection, write_apkg
+from .spread import card_positions
 from ..base import RenderJob
 
 STEM = "torch-backends"
@@ -73,7 +74,8 @@ def _render(job: RenderJob, lock_path: Path, stem: str) -> list[Path]:
         media = drawing.submit(_media, job, notes)  # Pillow and zlib release the GIL: drawn while the rows go in
         database = collection(models=[note_type.model_json(models[key].mod, stable_id(ROOT_DECK))
                                       for key, note_type in NOTE_TYPES.items()],
-                              decks=_decks(job), notes=[_packaged(note, stamped[note.card_id].mod) for note in notes],
+                              decks=_decks(job), notes=[_packaged(note, stamped[note.card_id].mod, dues)
+                                                        for note, dues in zip(notes, card_positions(notes))],
                               timestamp=newest)
         write_apkg(path, database, media.result())
     defined = _still_defined(job)
@@ -120,23 +122,25 @@ def _still_defined(job: RenderJob) -> set[str]:
 
 
 def _decks(job: RenderJob) -> list[dict]:
-    """The root deck and one per module that has cards, in module order."""
+    """The root deck (no cards of its own) and one per module that has cards, in module order."""
     decks = {ROOT_DECK: f"{_ROOT_DESCRIPTION[job.lang]}<br>{escape(job.verified_line())}"}
     for module in job.course.modules:
         if module.cards:
-            decks.setdefault(deck_name(module), job.t(module.summary))
+            decks.setdefault(deck_name(module, job.course), job.t(module.summary))
     return [genanki.Deck(stable_id(name), name, description=text).to_json() for name, text in decks.items()]
 
 
-def _packaged(note: NoteSpec, mod: int) -> PackagedNote:
-    return PackagedNote(note.guid, NOTE_TYPES[note.kind].model_id, stable_id(note.deck), mod, note.due,
+def _packaged(note: NoteSpec, mod: int, dues: tuple[int, ...]) -> PackagedNote:
+    return PackagedNote(note.guid, NOTE_TYPES[note.kind].model_id, stable_id(note.deck), mod, dues,
                         note.fields, note.tags, note.ords)
 
 
 def _media(job: RenderJob, notes: list[NoteSpec]) -> dict[str, bytes]:
-    """The diagrams the notes show, and the module map and cuDNN flow in any case."""
+    """The diagrams the notes show, and the module map and cuDNN flow in any case, light and night."""
     names = dict.fromkeys([*REQUIRED_DIAGRAMS, *(name for note in notes for name in note.diagrams)])
-    return {diagram_filename(name, job.course): diagram_png(name, job.course) for name in names}
+    variants = [Variant(job.lang, night) for night in (False, True)]
+    return {card_diagram_filename(name, job.course, variant): card_diagram_png(name, job.course, variant)
+            for name in names for variant in variants}
 
 
 _ROOT_DESCRIPTION = {"en": "Machine-verified flash cards on torch.backends, in teaching order.",

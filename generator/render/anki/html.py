@@ -21,6 +21,8 @@ from ...parallel import in_background
 _ENTITIES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("{", "&#123;"), ("}", "&#125;"))  # & first
 _CODE_BLOCKS: dict[tuple[str, str], Markup] = {}  # (code, language) -> HTML, for the process
 _CLOSING_RUN = re.compile(r"\}{2,}")
+_BREAK_AFTER = re.compile(r"([._/,(=])(?=[^<])")  # where a long identifier or call may wrap on a narrow screen
+_MAX_HANGING_INDENT = 20  # card.css has a class i1 .. i20 per leading-space count
 
 
 def escape(text: str) -> str:
@@ -39,7 +41,17 @@ def _decorate(escaped: str) -> str:
 
 
 def _code_span(match: re.Match) -> str:
-    return "<code>" + match[1] + "</code>"  # a function: faster than a template like r"<code>\1</code>"
+    return "<code>" + breakable(match[1]) + "</code>"
+
+
+def breakable(escaped_code: str) -> str:
+    """Inline code with a ``<wbr>`` after each dot, underscore, slash, comma, ``(`` and ``=``.
+
+    ``torch.backends.cudnn.allow_tf32`` then wraps at its dots on a phone rather than
+    running past the edge (the CSS breaks anywhere only where a part is still too long);
+    ``<wbr>`` is no character, so copied code stays intact. Entities (``&amp;``) hold none of these.
+    """
+    return _BREAK_AFTER.sub(r"\1<wbr>", escaped_code)
 
 
 def inline(text: str) -> Markup:
@@ -51,7 +63,7 @@ def inline(text: str) -> Markup:
             html.append('<span class="explain">')
             explaining = True
         body = escape(segment.text)
-        html.append("<code>" + body + "</code>" if segment.code else body)
+        html.append("<code>" + breakable(body) + "</code>" if segment.code else body)
     if explaining:
         html.append("</span>")
     joined = "".join(html)
@@ -105,8 +117,8 @@ def _next_special(text: str, start: int, depth: int) -> int:
 def code_block(code: str, language: str) -> Markup:
     """Code as ``<pre class="highlight">`` with Pygments' token classes; colours come from the CSS.
 
-    Whitespace is kept exactly (indentation, blank lines) but for one final
-    newline. Kept for the process: a deck's two languages show the same code.
+    Whitespace is kept (indentation, blank lines; tabs as four spaces) but for
+    final newlines. Kept for the process: a deck's two languages show the same code.
     """
     block = _CODE_BLOCKS.get((code, language))
     if block is None:
@@ -145,7 +157,23 @@ def _highlight_all(pieces: list[tuple[str, str]]) -> list[Markup]:
 
 
 def _highlighted(code: str, language: str) -> Markup:
-    """Tokens formatted here rather than by Pygments' HtmlFormatter, which costs more than the lexing it wraps."""
-    spans = "".join(f'<span class="{css_class}">{escape(text)}</span>' if css_class else escape(text)
-                    for text, css_class in colour.runs(code.removesuffix("\n"), language, colour.css_class))
-    return Markup(f'<pre class="highlight"><code>{spans}</code></pre>')
+    """One ``<span class="line">`` per line, tokens in Pygments' classes (formatted here: Pygments'
+    HtmlFormatter costs more than the lexing it wraps).
+
+    The CSS wraps a line too long for the screen (preferably at a space, else after
+    ``breakable``'s characters) with a hanging indent and a ↪ at each continuation; class ``iN`` (N leading spaces) puts the continuation under the line's own
+    indentation. The block's text is the code.
+    """
+    lines = colour.lines(code.removesuffix("\n"), language, colour.css_class)
+    rows = [_code_line(runs, "\n" if number < len(lines) else "") for number, runs in enumerate(lines, 1)]
+    return Markup('<pre class="highlight"><code>' + "".join(rows) + "</code></pre>")
+
+
+def _code_line(runs: list[tuple[str, str]], end: str) -> str:
+    """A line's spans and its newline inside the line's box (a newline between the boxes would show as a blank line)."""
+    text = "".join(piece for piece, _ in runs)
+    indent = min(len(text) - len(text.lstrip(" ")), _MAX_HANGING_INDENT) if text.strip() else 0
+    pieces = ((breakable(escape(piece)), css_class) for piece, css_class in runs)
+    spans = "".join(f'<span class="{css_class}">{piece}</span>' if css_class else piece for piece, css_class in pieces)
+    classes = f"line i{indent}" if indent else "line"
+    return f'<span class="{classes}">{spans}{end}</span>'

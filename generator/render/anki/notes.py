@@ -14,9 +14,10 @@ from typing import NamedTuple
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
-from ...diagrams import diagram_filename
+from ...card_diagrams import Variant, card_diagram_filename
 from ...errors import BuildError
 from ...model import Course, Module
+from ...wording import words
 from .html import cloze, code_block, highlight_ahead, inline
 from .models import NOTE_TYPES, TEMPLATE_DIR
 from ..base import RenderJob
@@ -47,9 +48,17 @@ def content_hash(kind: str, fields: tuple[str, ...], tags: tuple[str, ...]) -> s
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def deck_name(module: Module) -> str:
-    """``PyTorch torch.backends::cudnn``; the top-level module's cards sit in the root deck."""
-    return ROOT_DECK if module.module == "torch.backends" else f"{ROOT_DECK}::{module.name}"
+def deck_name(module: Module, course: Course) -> str:
+    """``PyTorch torch.backends::02 cudnn``: the module's place in the course's teaching order, then its name.
+
+    Anki's default options gather new cards deck by deck, taking the decks in
+    alphabetical order; the zero-padded number makes that the teaching order. The
+    number counts every loaded module, so a ``--module`` build names its deck as the
+    whole deck does.
+    """
+    modules = [m.module for m in course.everything]
+    width = max(2, len(str(len(modules))))
+    return f"{ROOT_DECK}::{modules.index(module.module) + 1:0{width}d} {module.name}"
 
 
 def note_guid(lang: str, card_id: str) -> str:
@@ -72,16 +81,32 @@ def build_notes(job: RenderJob) -> list[NoteSpec]:
                      for position, (module_index, module, card) in enumerate(_cards(job.course))),
                     key=lambda item: item[:2])
     numbered = [(due, module, card) for due, (_, _, module, card) in enumerate(placed, 1)]
+    shown = _first_showings(builder, numbered)
     ahead = highlight_ahead((job.code(card), card.language) for _, _, card in numbered if card.kind == "code")
     if ahead is None:
-        return [builder.note(module, card, due) for due, module, card in numbered]
+        return [builder.note(module, card, due, shown[card.id]) for due, module, card in numbered]
     try:
-        notes = [builder.note(module, card, due) for due, module, card in numbered if card.kind != "code"]
+        notes = [builder.note(module, card, due, shown[card.id]) for due, module, card in numbered if card.kind != "code"]
         ahead.wait()
     finally:
         ahead.cancel()
-    notes += [builder.note(module, card, due) for due, module, card in numbered if card.kind == "code"]
+    notes += [builder.note(module, card, due, shown[card.id]) for due, module, card in numbered if card.kind == "code"]
     return sorted(notes, key=lambda note: note.due)
+
+
+def _first_showings(builder: "_NoteBuilder", numbered) -> dict[str, tuple[str, ...]]:
+    """Which diagrams each card shows: a diagram its lessons teach, on the module's first such card only.
+
+    A lesson's diagram fits every card resting on its facts; shown on all of them, the module
+    map would fill dozens of answers. Once per module it is met where the module starts using it.
+    """
+    seen: set[tuple[str, str]] = set()
+    shown = {}
+    for _, module, card in numbered:
+        names = [name for name in builder.diagrams(tuple(card.facts)) if (module.module, name) not in seen]
+        seen.update((module.module, name) for name in names)
+        shown[card.id] = tuple(names)
+    return shown
 
 
 def _cards(course: Course):
@@ -118,9 +143,8 @@ class _NoteBuilder:
         ranks = [self.lesson_rank[lesson.id] for fact in facts for lesson in self.lessons_of_fact.get(fact, ())]
         return min(ranks, default=self.module_end[module_index] - 0.5)
 
-    def note(self, module: Module, card, due: int) -> NoteSpec:
+    def note(self, module: Module, card, due: int, diagrams: tuple[str, ...]) -> NoteSpec:
         facts = tuple(card.facts)
-        diagrams = self.diagrams(facts)
         common = (self.source(card, facts), self._verified(facts), self.text(card.extra),
                   self._diagram_field(diagrams))
         first, *rest = _KIND_FIELDS[card.kind](self, card)
@@ -132,7 +156,7 @@ class _NoteBuilder:
     def deck(self, module: Module) -> str:
         deck = self._decks.get(module.module)
         if deck is None:
-            deck = self._decks[module.module] = deck_name(module)
+            deck = self._decks[module.module] = deck_name(module, self.course)
         return deck
 
     def text(self, text) -> Markup:
@@ -167,7 +191,8 @@ class _NoteBuilder:
     def _verified_field(self, facts: tuple[str, ...]) -> str:
         note = self.job.unverified_note(facts)
         claims = [self.text(self.course.fact(f).claim) for f in facts]
-        return _render_field("field.verified.html", note=note, where=self.job.verified_where(facts), claims=claims)
+        return _render_field("field.verified.html", note=note, where=self.job.verified_where(facts), claims=claims,
+                             mark=words(self.job.lang)["verified_mark"])
 
     def _scope_badge(self, facts: tuple[str, ...]) -> Markup:
         """'since torch 2.15' above the question of a card whose facts hold only for some releases or builds."""
@@ -177,7 +202,8 @@ class _NoteBuilder:
     def _diagram_html(self, names: tuple[str, ...]) -> str:
         if not names:
             return ""
-        shown = [{"name": name, "file": diagram_filename(name, self.course)} for name in names]
+        shown = [{"name": name, "light": card_diagram_filename(name, self.course, Variant(self.job.lang, False)),
+                  "night": card_diagram_filename(name, self.course, Variant(self.job.lang, True))} for name in names]
         return _render_field("field.diagram.html", diagrams=shown)
 
     def cloze_text(self, card) -> str:

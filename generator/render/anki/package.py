@@ -24,13 +24,13 @@ _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
 
 class PackagedNote(NamedTuple):
-    """A note row and the ordinals of the cards it has."""
+    """A note row, the ordinals of the cards it has and each card's new-card position (``dues``)."""
 
     guid: str
     model_id: int
     deck_id: int
     mod: int
-    due: int
+    dues: tuple[int, ...]
     fields: tuple[str, ...]
     tags: tuple[str, ...]
     ords: tuple[int, ...]
@@ -83,7 +83,8 @@ def _rows(notes: list[PackagedNote], ids):
         note_id = next(ids)
         tags = f" {' '.join(note.tags)} "
         note_rows.append((note_id, note.guid, note.model_id, note.mod, tags, "\x1f".join(note.fields), note.fields[0]))
-        card_rows.extend((next(ids), note_id, note.deck_id, ordinal, note.mod, note.due) for ordinal in note.ords)
+        card_rows.extend((next(ids), note_id, note.deck_id, ordinal, note.mod, due)
+                         for ordinal, due in zip(note.ords, note.dues))
     return note_rows, card_rows
 
 

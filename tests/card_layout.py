@@ -1,0 +1,162 @@
+"""Lay out card sides as Anki shows them, in Chromium, and report what does not fit.
+
+Every side comes from a collection Anki's own library imported: the note type's
+front or back template applied to the note's fields, with the note type's CSS
+(``Card.render_output``). The sides are laid out in one page per call, each in
+a frame as wide as the screen, inside ``<div class="card cardN">`` as Anki's
+reviewer wraps them (plus ``nightMode night_mode`` in night mode), and a script
+in the page measures them after every image has loaded. One Chromium run
+measures thousands of sides.
+
+Measured per side:
+
+* ``past_edge``: text or an element (an image, a code span) whose right edge
+  lies past the frame's right edge, outside any scrolling box;
+* ``sideways``: a box the learner must scroll sideways (its content is wider
+  than it and it scrolls: a code block with ``overflow-x: auto``);
+* ``images``: each image's name, shown width and natural width in pixels;
+* ``footer`` and ``answer``: ``[characters, height]`` of what the learner sees of the
+  "verified" footer (a closed ``<details>`` shows only its summary) and of the answer
+  (``.reply``, ``ol.answered``, ``.cloze``); null where a side has none.
+"""
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "chromium"
+PHONE, DESKTOP = 390, 1024  # CSS pixels: an iPhone 12-15's width, a desktop reviewer's
+
+
+@dataclass(frozen=True)
+class Side:
+    """One card side as Anki renders it: ``key`` names it (``<card id>/<ordinal>/<front|back>``)."""
+
+    key: str
+    ordinal: int
+    body: str
+    css: str
+
+
+@dataclass(frozen=True)
+class Frame:
+    """How a side is shown: the screen width and whether night mode is on."""
+
+    width: int
+    night: bool
+
+    @property
+    def name(self) -> str:
+        return f"{self.width}-{'night' if self.night else 'light'}"
+
+
+FRAMES = tuple(Frame(width, night) for width in (PHONE, DESKTOP) for night in (False, True))
+
+
+def anki_sides(col, card_id_of_guid: dict[str, str]) -> list[Side]:
+    """Front and back of every card in ``col``, rendered by Anki's library."""
+    sides = []
+    for cid in sorted(col.find_cards("")):
+        card = col.get_card(cid)
+        output = card.render_output()
+        name = f"{card_id_of_guid[card.note().guid]}/{card.ord}"
+        sides.append(Side(f"{name}/front", card.ord, output.question_text, output.css))
+        sides.append(Side(f"{name}/back", card.ord, output.answer_text, output.css))
+    return sides
+
+
+def measure(sides: list[Side], frames: tuple[Frame, ...], media_dir: Path) -> dict[str, dict[str, dict]]:
+    """``{frame name: {side key: {"past_edge": [...], "sideways": [...], "images": [...]}}}``."""
+    css = {side.css for side in sides}
+    if len(css) != 1:
+        raise ValueError("the sides use more than one stylesheet; lay them out in separate calls")
+    with tempfile.TemporaryDirectory(prefix="card-layout-") as folder:
+        page = Path(folder) / "page.html"
+        page.write_text(_page(sides, frames, css.pop(), media_dir), encoding="utf-8")
+        dom = _dump_dom(page)
+    found = re.search(r'<pre id="measured">(.*?)</pre>', dom, re.S)
+    if not found:
+        raise RuntimeError(f"the page's script left no measurements: {dom[-2000:]}")
+    return json.loads(html.unescape(found[1]))
+
+
+def _page(sides: list[Side], frames: tuple[Frame, ...], css: str, media_dir: Path) -> str:
+    blocks = []
+    for frame in frames:
+        night = " nightMode night_mode" if frame.night else ""
+        for side in sides:
+            blocks.append(f'<div class="frame" data-frame="{frame.name}" data-key="{html.escape(side.key)}" '
+                          f'style="width:{frame.width}px"><div class="card card{side.ordinal + 1}{night}">'
+                          f'{side.body}</div></div>')
+    return (f'<!doctype html><html><head><meta charset="utf-8"><base href="{media_dir.as_uri()}/">'
+            f'<style>body{{margin:0}} .frame{{margin:0 0 8px 0}}</style><style>{css}</style></head>'
+            f'<body>{"".join(blocks)}<script>{_SCRIPT}</script></body></html>')
+
+
+def _dump_dom(page: Path) -> str:
+    command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+               "--window-size=1200,900", "--virtual-time-budget=60000", "--run-all-compositor-stages-before-draw",
+               "--dump-dom", page.as_uri()]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        raise RuntimeError(f"chromium failed ({done.returncode}): {done.stderr[-2000:]}")
+    return done.stdout
+
+
+# Runs once every image has loaded; replaces the page with its findings so the dump stays small.
+_SCRIPT = r"""
+window.addEventListener('load', () => {
+  const results = {};
+  const scrolls = el => { const o = getComputedStyle(el).overflowX; return o === 'auto' || o === 'scroll'; };
+  const describe = el => el.tagName.toLowerCase() + (el.className && typeof el.className === 'string' ? '.' + el.className.split(' ')[0] : '');
+  for (const frame of document.querySelectorAll('.frame')) {
+    const right = frame.getBoundingClientRect().right + 0.5;
+    const found = {past_edge: [], sideways: [], images: []};
+    const elements = frame.querySelectorAll('*');
+    const scrolling = [];
+    for (const el of elements) {
+      if (el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0 && scrolls(el)) {
+        scrolling.push(el);
+        found.sideways.push(describe(el) + ': ' + el.textContent.slice(0, 60));
+      }
+    }
+    const clipped = node => scrolling.some(box => box.contains(node));
+    for (const el of elements) {
+      if (el.tagName === 'IMG') {
+        const box = el.getBoundingClientRect();
+        found.images.push([el.getAttribute('src'), box.width, el.naturalWidth]);
+        if (box.right > right) found.past_edge.push('img: ' + el.getAttribute('src'));
+      }
+    }
+    const walker = document.createTreeWalker(frame, NodeFilter.SHOW_TEXT);
+    const range = document.createRange();
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!node.textContent.trim()) continue;
+      range.selectNodeContents(node);
+      if (range.getBoundingClientRect().right > right && !clipped(node)) {
+        found.past_edge.push(describe(node.parentElement) + ': ' + node.textContent.trim().slice(0, 60));
+      }
+    }
+    const seen = selector => {
+      const boxes = [...frame.querySelectorAll(selector)];
+      if (!boxes.length) return null;
+      return [boxes.reduce((n, box) => n + box.innerText.trim().length, 0),
+              boxes.reduce((n, box) => n + box.getBoundingClientRect().height, 0)];
+    };
+    found.footer = seen('.verified');
+    found.answer = seen('.reply, ol.answered, .cloze');
+    const name = frame.dataset.frame;
+    (results[name] = results[name] || {})[frame.dataset.key] = found;
+  }
+  const out = document.createElement('pre');
+  out.id = 'measured';
+  out.textContent = JSON.stringify(results);
+  document.body.replaceChildren(out);
+});
+"""

@@ -1,0 +1,116 @@
+"""Cards laid out as Anki shows them: every side of both shipped decks, rendered by Anki's own
+library from the imported collection, laid out by Chromium at a phone's and a desktop's width,
+light and night (``card_layout``). One deck build per language and one Chromium run per
+language for the whole module."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
+
+from card_layout import FRAMES, PHONE, Side, anki_sides, measure
+from generator.card_diagrams import MIN_LABEL_PX, WIDTH
+from generator.render import anki
+from generator.render.anki.notes import note_guid
+from generator.render.base import RenderJob
+from generator.wording import words
+
+LANGS = ("en", "zh")
+
+
+@pytest.fixture(scope="module")
+def decks(course, verification, tmp_path_factory):
+    """Per language: the job, the imported collection and its sides."""
+    folder = tmp_path_factory.mktemp("anki-layout")
+    built = {}
+    for lang in LANGS:
+        job = RenderJob(course, verification, lang, folder / "build")
+        (path,) = anki.render(job, anki.AnkiOptions(folder / "deck.lock"))
+        (folder / lang).mkdir()
+        col = Collection(str(folder / lang / "collection.anki2"))
+        col.import_anki_package(ImportAnkiPackageRequest(package_path=str(path), options=ImportAnkiPackageOptions()))
+        sides = anki_sides(col, {note_guid(lang, card.id): card.id for card in course.cards})
+        built[lang] = {"job": job, "col": col, "sides": sides}
+    yield built
+    for entry in built.values():
+        entry["col"].close()
+
+
+CANARY = "canary/0/front"  # a side that does not fit, laid out beside the real ones: the measuring works
+
+
+def _canary(css: str) -> Side:
+    body = ('<div class="prompt"><span style="white-space:nowrap">' + "torch.backends " * 40 + "</span></div>"
+            '<pre style="white-space:pre;overflow-x:auto">' + "x = 1; " * 80 + "</pre>")
+    return Side(CANARY, 0, body, css)
+
+
+@pytest.fixture(scope="module")
+def layout(decks):
+    """``{lang: {frame name: {side key: findings}}}``, one Chromium run per language (the canary taken out)."""
+    measured = {}
+    for lang, entry in decks.items():
+        sides = entry["sides"]
+        found = measure([*sides, _canary(sides[0].css)], FRAMES, Path(entry["col"].media.dir()))
+        for frame in FRAMES:
+            canary = found[frame.name].pop(CANARY)
+            assert canary["past_edge"] and canary["sideways"], (frame.name, canary)
+        measured[lang] = found
+    return measured
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_side_is_laid_out_in_every_frame(decks, layout, lang):
+    expected = {side.key for side in decks[lang]["sides"]}
+    assert len(expected) == 2 * decks[lang]["col"].card_count()
+    assert set(layout[lang]) == {frame.name for frame in FRAMES}
+    for frame in FRAMES:
+        assert set(layout[lang][frame.name]) == expected
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_text_past_the_right_edge(layout, lang):
+    for frame in FRAMES:
+        past = {key: found["past_edge"][:3] for key, found in layout[lang][frame.name].items() if found["past_edge"]}
+        assert not past, f"{frame.name}: {len(past)} sides run past the edge: {dict(list(past.items())[:5])}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_code_scrolls_sideways(layout, lang):
+    for frame in FRAMES:
+        sideways = {key: found["sideways"][:2] for key, found in layout[lang][frame.name].items() if found["sideways"]}
+        assert not sideways, f"{frame.name}: {len(sideways)} sides scroll sideways: {dict(list(sideways.items())[:5])}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_verified_footer_is_one_short_line(decks, layout, course, lang):
+    """The footer shows the mark, or the warning where a fact could not be checked here; where and
+    which claims were verified stay folded (a closed ``<details>``) until tapped."""
+    job = decks[lang]["job"]
+    mark = words(lang)["verified_mark"]
+    phone = layout[lang][f"{PHONE}-light"]
+    facts = {card.id: card.facts for card in course.cards}
+    for key, found in phone.items():
+        card_id, ordinal, side = key.split("/")
+        if side != "back":
+            continue
+        warning = job.unverified_note(facts[card_id])
+        assert found["footer"][0] == len(f"⚠ {warning}" if warning else mark), (key, found["footer"])
+        if not warning:
+            line = found["footer"][1]
+            assert line < 40, (key, found["footer"])  # one line of the footer's small type, with its rule
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_diagrams_match_the_mode_and_labels_are_12px_on_a_phone(layout, lang):
+    """Only the picture of the current mode shows, in the deck's language; its smallest label, scaled
+    from the PNG's width to the width the card shows it at, is at least 12 px."""
+    for night in (False, True):
+        frame = f"{PHONE}-{'night' if night else 'light'}"
+        shown = [(src, width, natural) for found in layout[lang][frame].values()
+                 for src, width, natural in found["images"] if width > 0]
+        assert shown, frame
+        for src, width, natural in shown:
+            assert ("-night-" in src) == night and f"-{lang}-" in src, (frame, src)
+            assert natural == WIDTH and MIN_LABEL_PX * width / natural >= 12, (frame, src, width, natural)
