@@ -383,38 +383,43 @@ def chosen_workshop(content_dir, workshop_id, start, modules, required: bool = F
     return found[workshop_id], clock
 
 
+def workshop_build_options(command):
+    """The options of a command that builds a course's or a workshop's outputs."""
+    return common_options(verify_options(strict_option(workshop_options(guarded(command)))))
+
+
+def verified_workshop(content_dir, modules, out_dir, quiet, python, timeout, no_cache, strict, workshop_id, start,
+                      required=False):
+    """``(workshop or None, start, course, verification)``: the workshop asked for is checked first, then the
+    course is verified as every build verifies it."""
+    workshop, clock = chosen_workshop(content_dir, workshop_id, start, modules, required)
+    course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache, strict)
+    return workshop, clock, course, verification
+
+
 @main.command()
-@common_options
-@verify_options
-@strict_option
-@workshop_options
-@guarded
+@workshop_build_options
 def slides(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict, workshop_id, start):
     """Build the workshop PowerPoint presentations (with --workshop, one workshop's deck)."""
     from .render import slides as slides_output
 
     started = time.perf_counter()
-    workshop, clock = chosen_workshop(content_dir, workshop_id, start, modules)
-    course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache,
-                                           strict)
+    workshop, clock, course, verification = verified_workshop(content_dir, modules, out_dir, quiet, python, timeout,
+                                                              no_cache, strict, workshop_id, start)
     options = slides_output.SlidesOptions(per_module=bool(modules), workshop=workshop, start=clock)
     paths = [path for job in jobs(course, verification, lang, out_dir) for path in slides_output.render(job, options)]
     finish("slides", paths, started, verification, quiet)
 
 
 @main.command()
-@common_options
-@verify_options
-@strict_option
-@workshop_options
-@guarded
+@workshop_build_options
 def handout(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict, workshop_id, start):
     """Build a workshop's take-aways: the handout PDF per language and its code as one script."""
-    started = time.perf_counter()
-    workshop, clock = chosen_workshop(content_dir, workshop_id, start, modules, required=True)
     from .render import handout as handout_output
-    course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache,
-                                           strict)
+
+    started = time.perf_counter()
+    workshop, clock, course, verification = verified_workshop(content_dir, modules, out_dir, quiet, python, timeout,
+                                                              no_cache, strict, workshop_id, start, required=True)
     options = handout_output.HandoutOptions(workshop=workshop, start=clock)
     paths = [path for job in jobs(course, verification, lang, out_dir) for path in handout_output.render(job, options)]
     paths.append(handout_output.write_script(course, workshop, Path(out_dir)))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .model import Course, Lesson, Question, Workshop
+from .wording import lessons_and_minutes, words
 
 OPENING_MINUTES = 3  # title and agenda
 SECTION_MINUTES = 1  # the module a stretch of lessons comes from
@@ -89,6 +90,42 @@ def schedule(workshop: Workshop, course: Course) -> tuple[Segment, ...]:
         add("review", "", REVIEW_MINUTES, tuple(pending))
     add("closing", "", CLOSING_MINUTES)
     return tuple(out)
+
+
+@dataclass(frozen=True)
+class Stretch:
+    """A row of the agenda: a module's run of lessons (with their questions and reviews), a break, the
+    close, or the end (``kind``), from ``start`` for ``minutes``."""
+
+    kind: str
+    ref: str  # the module's short name for a 'section' row
+    start: int
+    minutes: int
+    lessons: int = 0
+
+
+def agenda(segments: tuple[Segment, ...]) -> list[Stretch]:
+    """The day in stretches, as the agenda slide and the handout list it; the opening is left out (it is
+    the agenda itself) and an 'end' row closes it."""
+    rows: list[Stretch] = []
+    for segment in segments:
+        if segment.kind in ("section", "break", "closing"):
+            rows.append(Stretch(segment.kind, segment.ref, segment.start, segment.minutes))
+        elif rows and rows[-1].kind == "section":
+            last = rows[-1]
+            rows[-1] = dataclasses.replace(last, minutes=last.minutes + segment.minutes,
+                                           lessons=last.lessons + (segment.kind == "lesson"))
+    return rows + [Stretch("end", "", segments[-1].end, 0)]
+
+
+def agenda_lines(segments: tuple[Segment, ...], course: Course, lang: str, start: int) -> list[tuple[str, str]]:
+    """``(clock, what)`` per row of the agenda, in ``lang``: what the agenda slide and the handout print."""
+    phrases = words(lang)["workshop"]
+    titles = {m.name: m.display_title(lang) for m in course.everything}
+    what = {"break": lambda row: phrases["row_break"].format(n=row.minutes),
+            "closing": lambda row: phrases["row_closing"], "end": lambda row: phrases["row_end"],
+            "section": lambda row: f"{titles[row.ref]} · {lessons_and_minutes(lang, row.lessons, row.minutes)}"}
+    return [(clock(start, row.start), what[row.kind](row)) for row in agenda(segments)]
 
 
 def question_minutes(question: Question) -> int:

@@ -17,6 +17,7 @@ from typing import Optional
 from ... import resources
 from ...atomic import atomic_write_bytes
 from ...model import Workshop
+from ...wording import words as all_words
 from ...workshops import course_for
 from ..base import RenderJob
 from .plan import SlidePlan, SlideSpec
@@ -77,18 +78,18 @@ def build_presentation(job: RenderJob, *, whole_course: bool = True, template: P
         specs = SlidePlan(job, whole_course=whole_course).slides()
         footer = job.verified_line()
     writer = PresentationWriter(template, job.lang, footer, wording["cont"],
-                                lambda spec, page, pages: notes_lines(wording, spec, page, pages),
+                                lambda spec, page, pages: notes_lines(wording, spec, page, pages, job.lang),
                                 presenting=workshop is not None)
     for spec in specs:
         writer.add(spec)
     return writer.finish(specs[0].title, document_date(job.verification.date))
 
 
-def notes_lines(wording: dict, spec: SlideSpec, page: int, pages: int) -> list[str]:
+def notes_lines(wording: dict, spec: SlideSpec, page: int, pages: int, lang: str) -> list[str]:
     """Speaker notes: what to say, the question for the room, the minutes to spend."""
     notes = spec.notes
     if notes.clock:  # a workshop's slide: its part's clock time, the same as the agenda's
-        minutes = notes.clock + (wording["workshop"]["clock_cont"] if page else "")
+        minutes = notes.clock + (all_words(lang)["workshop"]["clock_cont"] if page else "")
     else:
         minutes = (wording["minutes"].format(n=notes.minutes) if pages == 1
                    else wording["minutes_part"].format(n=notes.minutes, k=page + 1, total=pages))

@@ -11,19 +11,24 @@ from __future__ import annotations
 
 import re
 
-from ...markup import split_explanation
+from ...markup import segments, split_explanation
 from ...model import Lesson, Question, Workshop
-from ...workshops import Segment, clock, lessons_of, schedule
+from ...wording import words as all_words
+from ...workshops import Segment, agenda_lines, clock, lessons_of, schedule
 from ..order import shown
 from .flow import Block, CodeBlock, TableBlock, TextBlock
 from .plan import Notes, SlidePlan, SlideSpec, letter
 from .text import Para, Span, code_lines, inline
-from .words import lessons_and_minutes
 
 BODY_PT = 20.0
 POINT_PT = 20.0
 DOCS = "https://docs.pytorch.org/docs/stable/backends.html"
 HIDDEN = "?"
+
+
+def plain(text: str) -> str:
+    """Content text as notes print it: the backticks of inline code dropped (notes are plain text)."""
+    return "".join(segment.text for segment in segments(text))
 
 
 def stem(workshop: Workshop) -> str:
@@ -38,7 +43,7 @@ class WorkshopPlan(SlidePlan):
         super().__init__(job, whole_course=False)
         self.workshop = workshop
         self.start = start
-        self.ww = self.words["workshop"]
+        self.ww = all_words(job.lang)["workshop"]
         self.segments = schedule(workshop, job.course)
         self.lessons = {lesson.id: lesson for lesson in job.course.lessons}
         self.questions = {q.id: q for q in job.course.questions}
@@ -83,9 +88,10 @@ class WorkshopPlan(SlidePlan):
         when = self.clock(segment.start)
         line = (self.ww["clock"].format(clock=when, n=segment.minutes) if total == 1 else
                 self.ww["clock_part"].format(clock=when, n=segment.minutes, k=k, total=total))
-        notes = spec.notes or Notes("", "", segment.minutes)
+        notes = spec.notes
         return SlideSpec(spec.layout, spec.name, spec.title, spec.blocks,
-                         Notes(notes.say, notes.ask, segment.minutes, notes.verified, line, notes.more), spec.mark)
+                         Notes(plain(notes.say), plain(notes.ask), segment.minutes, notes.verified, line,
+                               tuple(plain(text) for text in notes.more)), spec.mark)
 
     def _wnotes(self, kind: str, minutes: int = 0, **fields) -> Notes:
         say, ask = self.ww["notes"][kind]
@@ -107,22 +113,6 @@ class WorkshopPlan(SlidePlan):
         return SlideSpec("Title", "title", self.t(self.workshop.title), self._text(paras),
                          self._wnotes("opening", summary=summary or self.t(self.workshop.title)))
 
-    def agenda_rows(self) -> list[tuple[str, str]]:
-        """``(clock, what)`` per stretch of the day: each module's run of lessons, each break, the close."""
-        rows = []
-        for index, segment in enumerate(self.segments):
-            if segment.kind == "section":
-                stretch = self.segments[index:index + 1 + self._stretch(index)]
-                meta = self._lessons_minutes(sum(s.kind == "lesson" for s in stretch), sum(s.minutes for s in stretch))
-                rows.append((self.clock(segment.start),
-                             f"{self.modules[segment.ref].display_title(self.job.lang)} · {meta}"))
-            elif segment.kind == "break":
-                rows.append((self.clock(segment.start), self.ww["row_break"].format(n=segment.minutes)))
-            elif segment.kind == "closing":
-                rows.append((self.clock(segment.start), self.ww["row_closing"]))
-        rows.append((self.clock(self.segments[-1].end), self.ww["row_end"]))
-        return rows
-
     def _stretch(self, index: int) -> int:
         """How many segments after the section at ``index`` belong to its stretch of the agenda."""
         count = 0
@@ -132,12 +122,9 @@ class WorkshopPlan(SlidePlan):
             count += 1
         return count
 
-    def _lessons_minutes(self, lessons: int, minutes: int) -> str:
-        return lessons_and_minutes(self.job.lang, lessons, minutes)
-
     def agenda(self) -> SlideSpec:
         paras = tuple(Para((Span(when + "  ", bold=True, colour="accent1"), *inline(what)), BODY_PT, before=6)
-                      for when, what in self.agenda_rows())
+                      for when, what in agenda_lines(self.segments, self.job.course, self.job.lang, self.start))
         notes = self._wnotes("agenda", end=self.clock(self.segments[-1].end))
         return SlideSpec("Outline", "agenda", self.ww["agenda"], (TextBlock(paras),), notes)
 
@@ -150,7 +137,7 @@ class WorkshopPlan(SlidePlan):
         paras = [Para((Span(module.module, mono=True),), BODY_PT)]
         if module.summary:
             paras.append(Para(inline(self.t(module.summary)), BODY_PT, before=8))
-        paras += [Para(inline(self.t(lesson.title)), BODY_PT, bullet=f"{n}.", margin=28, before=6)
+        paras += [Para((Span(f"{n}.  ", bold=True, colour="accent1"), *inline(self.t(lesson.title))), BODY_PT, before=6)
                   for n, lesson in enumerate(taught, 1)]
         notes = self._wnotes("section", summary=self.t(module.summary) or module.module, module=module.module)
         return SlideSpec("Section", f"section:{module.name}", module.display_title(self.job.lang),
@@ -212,7 +199,7 @@ class WorkshopPlan(SlidePlan):
         """The lesson's table; ``hidden``: only its first column (a game's situations), the rest '?'."""
         columns, rows = lesson.table.columns, lesson.table.rows
         header = tuple((Para(inline(self.t(c), bold=True, colour="bg1"), BODY_PT),) for c in columns)
-        body = tuple(tuple((Para(inline(HIDDEN if hidden and n else self._cell(cell)), BODY_PT),)
+        body = tuple(tuple((Para(inline(HIDDEN if hidden and n else self.t(cell)), BODY_PT),)
                            for n, cell in enumerate(row)) for row in rows)
         takeaway = self.t(lesson.takeaway) or self.t(lesson.title)
         kind = ("game" if hidden else "reveal") if lesson.game else "table"
@@ -221,12 +208,6 @@ class WorkshopPlan(SlidePlan):
         return SlideSpec("Lesson", name, self.t(lesson.title), (TableBlock(header, body),),
                          Notes(notes.say, notes.ask, 0, self.job.verified_where(lesson.facts)),
                          self.job.item_mark(lesson.facts))
-
-    def _cell(self, text) -> str:
-        """A table cell as the room reads it: the ℹ mark of a cell that explains is dropped (a cell is
-        short; the notes explain)."""
-        fact, explanation = split_explanation(self.t(text))
-        return (fact + explanation.lstrip("ℹ").strip()).strip() or " "
 
     def diagram(self, name: str, lesson: Lesson) -> SlideSpec:
         notes = self._wnotes("diagram", takeaway=self.t(lesson.takeaway) or self.t(lesson.title))
@@ -269,11 +250,18 @@ class WorkshopPlan(SlidePlan):
     # ------------------------------------------------------------ recaps
     def review(self, lessons: list[Lesson]) -> SlideSpec:
         paras = tuple(Para((Span(f"{self.t(lesson.title)}: ", bold=True),
-                            *self._marked(self.t(lesson.takeaway) or self.t(lesson.title), lesson.facts)),
+                            *self._marked(self.recap(lesson), lesson.facts)),
                            BODY_PT, bullet="✔", margin=24, before=10) for lesson in lessons)
         recap = self.ww["review_of"].format(titles="; ".join(self.t(lesson.title) for lesson in lessons))
         return SlideSpec("Review", f"review:{lessons[-1].id}", self.words["review"], (TextBlock(paras),),
                          self._wnotes("review", recap=recap))
+
+    def recap(self, lesson: Lesson) -> str:
+        """What a review says of a lesson: its takeaway's checked part (the explanation is the speaker's),
+        or the whole takeaway where it is all explanation."""
+        takeaway = self.t(lesson.takeaway) or self.t(lesson.title)
+        fact, _ = split_explanation(takeaway)
+        return fact.strip() or takeaway
 
     def pause(self, segment: Segment) -> SlideSpec:
         back = self.clock(segment.end)
@@ -283,7 +271,7 @@ class WorkshopPlan(SlidePlan):
 
     def closing(self) -> SlideSpec:
         name = stem(self.workshop)
-        paras = (Para(inline(self.ww["handout"].format(name=f"{name}.{self.job.lang}.handout.pdf")), BODY_PT,
+        paras = (Para(inline(self.ww["handout_line"].format(name=f"{name}.{self.job.lang}.handout.pdf")), BODY_PT,
                       bullet="•", margin=22, before=8),
                  Para(inline(self.ww["script"].format(name=f"{name}.py")), BODY_PT, bullet="•", margin=22, before=8),
                  Para((Span(self.ww["docs"], colour="accent2", link=DOCS),), BODY_PT, bullet="•", margin=22,
