@@ -23,6 +23,7 @@ CLOSING_MINUTES = 3  # take-aways: the handout, the script, questions from the r
 QUESTION_MINUTES = {"truefalse": 1, "single": 2, "multi": 2, "scenario": 4}  # asked and answered
 REVIEW_AFTER = 30  # teaching minutes at most between two reviews (or the start, or a break, and a review)
 BREAK_FROM = 120  # a workshop this long or longer has a break
+REFERENCE = "https://docs.pytorch.org/docs/stable/backends.html"  # where every workshop sends the room next
 
 
 @dataclass(frozen=True)
@@ -146,6 +147,11 @@ def module_names(workshop: Workshop, course: Course) -> tuple[str, ...]:
     """The short names of the modules the workshop's lessons come from, in course order."""
     wanted = set(workshop.lesson_ids)
     return tuple(m.name for m in course.everything if any(lesson.id in wanted for lesson in m.lessons))
+
+
+def file_stem(workshop: Workshop) -> str:
+    """``workshop-<id>``: the name every file of a workshop starts with (deck, handout, script)."""
+    return f"workshop-{workshop.id}"
 
 
 def course_for(workshop: Workshop, course: Course) -> Course:

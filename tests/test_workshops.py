@@ -464,3 +464,19 @@ def cells_of(path: Path) -> list[str]:
 def test_handout_needs_a_workshop(tmp_path):
     result = run("handout", "--out", tmp_path / "b")
     assert result.exit_code == 2 and "--workshop" in result.output
+
+
+def test_each_code_slide_names_its_cell_of_the_script(built, handouts, course):
+    _, scripts = handouts
+    _, prs, _ = built[("gpu-tuning", "en")]
+    cells = cells_of(scripts["gpu-tuning"])
+    lessons = {lesson.id: lesson for lesson in course.lessons}
+    named = 0
+    for slide in prs.slides:
+        if _kind(slide) == "code":
+            _, lesson_id, number = _name(slide).split(":")[:3]
+            cell = int(re.search(r"cell (\d+)", _notes(slide)[0])[1])
+            first = lessons[lesson_id].code[int(number) - 1].code.strip().split("\n")[0]
+            assert cells[cell - 1].startswith(f" [{cell}]") and first in cells[cell - 1]
+            named += 1
+    assert named == len(cells)

@@ -20,12 +20,11 @@ from ..errors import BuildError
 from ..fonts import EMOJI, unprintable_emoji
 from ..model import Course, Workshop
 from ..wording import words as all_words
-from ..workshops import agenda_lines, clock, course_for, lessons_of, schedule
+from ..workshops import REFERENCE, agenda_lines, clock, course_for, file_stem, lessons_of, schedule
 from .base import RenderJob
 from .quiz import CJK_FONT, EMOJI_FONT, LATIN_FONT, MONO_FONT, code_lines, rich, typeset
 
 TEMPLATE = resources.templates() / "handout.typ"
-DOCS = "https://docs.pytorch.org/docs/stable/backends.html"
 
 
 @dataclass(frozen=True)
@@ -34,15 +33,10 @@ class HandoutOptions:
     start: int  # minutes after midnight: the clock of the agenda
 
 
-def stem(workshop: Workshop) -> str:
-    """``workshop-<id>``: the name every file of a workshop starts with."""
-    return f"workshop-{workshop.id}"
-
-
 def render(job: RenderJob, options: HandoutOptions) -> list[Path]:
     """Write ``build/workshop-<id>.<lang>.handout.pdf``."""
     job = dataclasses.replace(job, course=course_for(options.workshop, job.course))
-    path = job.output(stem(options.workshop), ".handout.pdf")
+    path = job.output(file_stem(options.workshop), ".handout.pdf")
     atomic_write_bytes(path, typeset(handout_data(job, options), TEMPLATE))
     return [path]
 
@@ -83,8 +77,8 @@ def handout_data(job: RenderJob, options: HandoutOptions) -> dict:
 
 def links(job: RenderJob, lessons, docs_label: str) -> list[dict]:
     """The reference, then each address a lesson quotes or a fact it cites names, once, in lesson order."""
-    found = [{"text": docs_label, "url": DOCS}]
-    seen = {DOCS}
+    found = [{"text": docs_label, "url": REFERENCE}]
+    seen = {REFERENCE}
     for lesson in lessons:
         addresses = ([lesson.quote.source] if lesson.quote else []) + \
             [job.course.fact(f).source for f in lesson.facts if job.course.fact(f).source]
@@ -109,7 +103,7 @@ def _needs_emoji(data: dict) -> bool:
 # ------------------------------------------------------------------ the script
 def write_script(course: Course, workshop: Workshop, out_dir: Path) -> Path:
     """Write ``build/workshop-<id>.py``: the workshop's code samples in order, one cell each."""
-    path = Path(out_dir) / f"{stem(workshop)}.py"
+    path = Path(out_dir) / f"{file_stem(workshop)}.py"
     atomic_write_text(path, script(course, workshop))
     return path
 

@@ -18,10 +18,10 @@ from ... import resources
 from ...atomic import atomic_write_bytes
 from ...model import Workshop
 from ...wording import words as all_words
-from ...workshops import course_for
+from ...workshops import course_for, file_stem
 from ..base import RenderJob
 from .plan import SlidePlan, SlideSpec
-from .workshop import WorkshopPlan, stem as workshop_stem
+from .workshop import WorkshopPlan
 from .writer import PresentationWriter
 from .words import words
 
@@ -48,7 +48,7 @@ def render(job: RenderJob, options: SlidesOptions = SlidesOptions()) -> list[Pat
     """
     if options.workshop is not None:
         part = dataclasses.replace(job, course=course_for(options.workshop, job.course))
-        path = job.output(workshop_stem(options.workshop), ".pptx")
+        path = job.output(file_stem(options.workshop), ".pptx")
         atomic_write_bytes(path, build_presentation(part, template=options.template, workshop=options.workshop,
                                                     start=options.start))
         return [path]

@@ -14,7 +14,7 @@ import re
 from ...markup import segments, split_explanation
 from ...model import Lesson, Question, Workshop
 from ...wording import words as all_words
-from ...workshops import Segment, agenda_lines, clock, lessons_of, schedule
+from ...workshops import REFERENCE, Segment, agenda_lines, clock, file_stem, lessons_of, schedule
 from ..order import shown
 from .flow import Block, CodeBlock, TableBlock, TextBlock
 from .plan import Notes, SlidePlan, SlideSpec, letter
@@ -22,18 +22,12 @@ from .text import Para, Span, code_lines, inline
 
 BODY_PT = 20.0
 POINT_PT = 20.0
-DOCS = "https://docs.pytorch.org/docs/stable/backends.html"
 HIDDEN = "?"
 
 
 def plain(text: str) -> str:
     """Content text as notes print it: the backticks of inline code dropped (notes are plain text)."""
     return "".join(segment.text for segment in segments(text))
-
-
-def stem(workshop: Workshop) -> str:
-    """``workshop-<id>``: the name of every file a workshop makes."""
-    return f"workshop-{workshop.id}"
 
 
 class WorkshopPlan(SlidePlan):
@@ -189,7 +183,7 @@ class WorkshopPlan(SlidePlan):
         if caption:
             blocks.append(TextBlock((Para(inline(caption, italic=True), BODY_PT),), "caption", keep_with_next=True))
         blocks.append(CodeBlock(tuple(code_lines(self.job.code(example), example.language)), 20.0))
-        notes = self._wnotes("code", script=f"{stem(self.workshop)}.py", cell=self.cells[lesson.id] + index,
+        notes = self._wnotes("code", script=f"{file_stem(self.workshop)}.py", cell=self.cells[lesson.id] + index,
                              caption=caption or self.t(lesson.takeaway) or self.t(lesson.title))
         return SlideSpec("Lesson", f"code:{lesson.id}:{index + 1}", self.t(lesson.title), tuple(blocks),
                          Notes(notes.say, self.t(lesson.ask) or notes.ask, 0, self.job.verified_where(lesson.facts)),
@@ -270,10 +264,10 @@ class WorkshopPlan(SlidePlan):
                          self._wnotes("break", clock=back))
 
     def closing(self) -> SlideSpec:
-        name = stem(self.workshop)
+        name = file_stem(self.workshop)
         paras = (Para(inline(self.ww["handout_line"].format(name=f"{name}.{self.job.lang}.handout.pdf")), BODY_PT,
                       bullet="•", margin=22, before=8),
                  Para(inline(self.ww["script"].format(name=f"{name}.py")), BODY_PT, bullet="•", margin=22, before=8),
-                 Para((Span(self.ww["docs"], colour="accent2", link=DOCS),), BODY_PT, bullet="•", margin=22,
+                 Para((Span(self.ww["docs"], colour="accent2", link=REFERENCE),), BODY_PT, bullet="•", margin=22,
                       before=8))
         return SlideSpec("Cheat Sheet", "closing", self.ww["closing"], (TextBlock(paras),), self._wnotes("closing"))
