@@ -109,14 +109,25 @@ def agenda(segments: tuple[Segment, ...]) -> list[Stretch]:
     """The day in stretches, as the agenda slide and the handout list it; the opening is left out (it is
     the agenda itself) and an 'end' row closes it."""
     rows: list[Stretch] = []
-    for segment in segments:
-        if segment.kind in ("section", "break", "closing"):
+    for index, segment in enumerate(segments):
+        if segment.kind == "section":
+            run = stretch_of(segments, index)
+            rows.append(Stretch("section", segment.ref, segment.start, segment.minutes + sum(s.minutes for s in run),
+                                sum(s.kind == "lesson" for s in run)))
+        elif segment.kind in ("break", "closing"):
             rows.append(Stretch(segment.kind, segment.ref, segment.start, segment.minutes))
-        elif rows and rows[-1].kind == "section":
-            last = rows[-1]
-            rows[-1] = dataclasses.replace(last, minutes=last.minutes + segment.minutes,
-                                           lessons=last.lessons + (segment.kind == "lesson"))
     return rows + [Stretch("end", "", segments[-1].end, 0)]
+
+
+def stretch_of(segments: tuple[Segment, ...], index: int) -> tuple[Segment, ...]:
+    """The segments the section at ``index`` heads: its lessons, questions and reviews, up to the next
+    section, break or the close."""
+    run = []
+    for later in segments[index + 1:]:
+        if later.kind in ("section", "break", "closing"):
+            break
+        run.append(later)
+    return tuple(run)
 
 
 def agenda_lines(segments: tuple[Segment, ...], course: Course, lang: str, start: int) -> list[tuple[str, str]]:

@@ -14,7 +14,8 @@ import re
 from ...markup import segments, split_explanation
 from ...model import Lesson, Question, Workshop
 from ...wording import words as all_words
-from ...workshops import REFERENCE, Segment, agenda_lines, clock, file_stem, lessons_of, schedule
+from ...workshops import (REFERENCE, Segment, agenda_lines, clock, file_stem, lessons_of, schedule,
+                          stretch_of)
 from ..order import shown
 from .flow import Block, CodeBlock, TableBlock, TextBlock
 from .plan import Notes, SlidePlan, SlideSpec, letter
@@ -87,9 +88,10 @@ class WorkshopPlan(SlidePlan):
                          Notes(plain(notes.say), plain(notes.ask), segment.minutes, notes.verified, line,
                                tuple(plain(text) for text in notes.more)), spec.mark)
 
-    def _wnotes(self, kind: str, minutes: int = 0, **fields) -> Notes:
+    def _wnotes(self, kind: str, **fields) -> Notes:
+        """A workshop phrase pair for the notes (``_timed`` adds the minutes and the clock)."""
         say, ask = self.ww["notes"][kind]
-        return Notes(say.format(**fields).strip(), ask.format(**fields), minutes)
+        return Notes(say.format(**fields).strip(), ask.format(**fields), 0)
 
     @staticmethod
     def _text(paras) -> tuple[TextBlock, ...]:
@@ -107,15 +109,6 @@ class WorkshopPlan(SlidePlan):
         return SlideSpec("Title", "title", self.t(self.workshop.title), self._text(paras),
                          self._wnotes("opening", summary=summary or self.t(self.workshop.title)))
 
-    def _stretch(self, index: int) -> int:
-        """How many segments after the section at ``index`` belong to its stretch of the agenda."""
-        count = 0
-        for later in self.segments[index + 1:]:
-            if later.kind in ("section", "break", "closing"):
-                break
-            count += 1
-        return count
-
     def agenda(self) -> SlideSpec:
         paras = tuple(Para((Span(when + "  ", bold=True, colour="accent1"), *inline(what)), BODY_PT, before=6)
                       for when, what in agenda_lines(self.segments, self.job.course, self.job.lang, self.start))
@@ -126,8 +119,7 @@ class WorkshopPlan(SlidePlan):
     def stretch(self, module, index: int) -> SlideSpec:
         """The section slide of the module's stretch starting at segment ``index``: its path, summary
         and the lessons of it the workshop teaches now."""
-        stretch = self.segments[index + 1:index + 1 + self._stretch(index)]
-        taught = [self.lessons[s.ref] for s in stretch if s.kind == "lesson"]
+        taught = [self.lessons[s.ref] for s in stretch_of(self.segments, index) if s.kind == "lesson"]
         paras = [Para((Span(module.module, mono=True),), BODY_PT)]
         if module.summary:
             paras.append(Para(inline(self.t(module.summary)), BODY_PT, before=8))
