@@ -480,3 +480,15 @@ def test_each_code_slide_names_its_cell_of_the_script(built, handouts, course):
             assert cells[cell - 1].startswith(f" [{cell}]") and first in cells[cell - 1]
             named += 1
     assert named == len(cells)
+
+
+def test_the_commands_write_the_deck_handout_and_script_on_the_clock_asked_for(tmp_path):
+    """The CLI end to end (one verification, cached for the second command)."""
+    out = tmp_path / "build"
+    result = run("slides", "--workshop", "intro", "--start", "13:30", "--lang", "en", "--out", out, "--quiet")
+    assert result.exit_code == 0, result.output
+    title = _body_text(Presentation(str(out / "workshop-intro.en.pptx")).slides[0])
+    assert re.search(r"13:30–14:\d\d", title)
+    result = run("handout", "--workshop", "intro", "--start", "13:30", "--lang", "zh", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert (out / "workshop-intro.py").is_file() and "13:30" in "".join(_pdf_text(out / "workshop-intro.zh.handout.pdf"))
