@@ -350,21 +350,80 @@ def lock_path(content_dir, out_dir) -> Path:
     return own
 
 
+def workshop_options(command):
+    @click.option("--workshop", "workshop_id", metavar="ID", help="Only this workshop (see: torchdeck workshops).")
+    @click.option("--start", default="09:00", show_default=True, metavar="HH:MM",
+                  help="The workshop's start: the clock of its agenda and speaker notes.")
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        return command(*args, **kwargs)
+
+    return wrapper
+
+
+def chosen_workshop(content_dir, workshop_id, start, modules, required: bool = False):
+    """``(workshop, start in minutes after midnight)`` asked for, checked before anything is verified or
+    written; ``(None, start)`` without ``--workshop``."""
+    from .workshops import parse_clock
+
+    if required and not workshop_id:
+        raise click.UsageError("name the workshop: --workshop ID (see: torchdeck workshops)")
+    clock = parse_clock(start)
+    if clock is None:
+        raise click.BadParameter(f"'{start}' is not a time of day as HH:MM", param_hint="--start")
+    if not workshop_id:
+        return None, clock
+    if modules:
+        raise click.UsageError("--workshop picks its own lessons: leave out --module")
+    course = load(content_dir)
+    found = {w.id: w for w in course.workshops}
+    if workshop_id not in found:
+        raise click.BadParameter(f"no workshop named '{workshop_id}' (known: {', '.join(found) or 'none'})",
+                                 param_hint="--workshop")
+    return found[workshop_id], clock
+
+
+def workshop_build_options(command):
+    """The options of a command that builds a course's or a workshop's outputs."""
+    return common_options(verify_options(strict_option(workshop_options(guarded(command)))))
+
+
+def verified_workshop(content_dir, modules, out_dir, quiet, python, timeout, no_cache, strict, workshop_id, start,
+                      required=False):
+    """``(workshop or None, start, course, verification)``: the workshop asked for is checked first, then the
+    course is verified as every build verifies it."""
+    workshop, clock = chosen_workshop(content_dir, workshop_id, start, modules, required)
+    course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache, strict)
+    return workshop, clock, course, verification
+
+
 @main.command()
-@common_options
-@verify_options
-@strict_option
-@guarded
-def slides(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict):
-    """Build the workshop PowerPoint presentations."""
+@workshop_build_options
+def slides(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict, workshop_id, start):
+    """Build the workshop PowerPoint presentations (with --workshop, one workshop's deck)."""
     from .render import slides as slides_output
 
     started = time.perf_counter()
-    course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache,
-                                           strict)
-    options = slides_output.SlidesOptions(per_module=bool(modules))
+    workshop, clock, course, verification = verified_workshop(content_dir, modules, out_dir, quiet, python, timeout,
+                                                              no_cache, strict, workshop_id, start)
+    options = slides_output.SlidesOptions(per_module=bool(modules), workshop=workshop, start=clock)
     paths = [path for job in jobs(course, verification, lang, out_dir) for path in slides_output.render(job, options)]
     finish("slides", paths, started, verification, quiet)
+
+
+@main.command()
+@workshop_build_options
+def handout(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict, workshop_id, start):
+    """Build a workshop's take-aways: the handout PDF per language and its code as one script."""
+    from .render import handout as handout_output
+
+    started = time.perf_counter()
+    workshop, clock, course, verification = verified_workshop(content_dir, modules, out_dir, quiet, python, timeout,
+                                                              no_cache, strict, workshop_id, start, required=True)
+    options = handout_output.HandoutOptions(workshop=workshop, start=clock)
+    paths = [path for job in jobs(course, verification, lang, out_dir) for path in handout_output.render(job, options)]
+    paths.append(handout_output.write_script(course, workshop, Path(out_dir)))
+    finish("handout", paths, started, verification, quiet)
 
 
 @main.command()
@@ -432,6 +491,27 @@ def build(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache,
                 continue
             paths += output(name).render(job, chosen[name])
     finish("build", paths, started, verification, quiet)
+
+
+@main.command("workshops")
+@click.option("--content", "content_dir", default=_shipped_content, show_default="the course torchdeck ships",
+              type=click.Path(file_okay=False), help="Folder of module YAML files and workshops.yaml.")
+@click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
+def workshops_command(content_dir, as_json):
+    """The workshops a presenter can run: id, title, minutes and lessons."""
+    from .workshops import lessons_of, total_minutes
+
+    course = load(content_dir)
+    listed = [{"id": w.id, "title": {"en": w.title.get("en"), "zh": w.title.get("zh")},
+               "minutes": total_minutes(w, course), "lessons": [lesson.id for lesson in lessons_of(w, course)]}
+              for w in course.workshops]
+    if as_json:
+        click.echo(json.dumps(listed, indent=2, ensure_ascii=False))
+        return
+    for item in listed:
+        click.echo(f"{item['id']:18} {item['minutes']:4} min  {item['title']['en']} / {item['title']['zh']}")
+        click.echo(f"{'':18} {len(item['lessons']):4} lessons: {', '.join(item['lessons'])}")
+    click.echo(f"workshops: {len(listed)} in {content_dir}; build one with: torchdeck slides --workshop ID")
 
 
 @main.group("ledger")

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from .atomic import atomic_write_bytes
 from .diagram_names import DIAGRAM_NAMES
 from .errors import ContentError, Problem
-from .model import Course, Module, Origin
+from .model import Course, Module, Origin, Workshop, WorkshopFile
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 Positions = dict[tuple, tuple[int, int]]
@@ -34,6 +34,8 @@ def load_course(content_dir: str | Path, cache_dir: Optional[Path] = None) -> Co
     if not folder.is_dir():
         raise ContentError([Problem(str(folder), 0, 0, "", "no such content folder")])
     files = sorted(folder.glob("*.yaml"))  # a directory or dangling link named x.yaml is reported when read
+    workshop_file = folder / WORKSHOPS_FILE
+    files = [path for path in files if path.name != WORKSHOPS_FILE]
     if not files:
         raise ContentError([Problem(str(folder), 0, 0, "", "no *.yaml module files in this folder")])
     problems: list[Problem] = []
@@ -44,17 +46,24 @@ def load_course(content_dir: str | Path, cache_dir: Optional[Path] = None) -> Co
         if result is not None:
             loaded.append(result)
     origins = _cross_check(loaded, problems)
+    workshops = _load_workshops(workshop_file, problems, cache_dir, to_cache, loaded) \
+        if workshop_file.exists() or workshop_file.is_symlink() else ()
     if problems:
         raise ContentError(problems)
     _store_parsed(to_cache)  # only a clean load writes anything
     modules = tuple(m for _, m, _ in sorted(loaded, key=lambda t: (t[1].order, t[1].module)))
-    return Course(modules, origins)
+    return Course(modules, origins, workshops=workshops)
+
+
+WORKSHOPS_FILE = "workshops.yaml"  # the one content file that is not a module: named selections for a slot
 
 
 MAX_FILE_BYTES = 8 * 1024 * 1024  # a module file is tens of kilobytes: bound what a load may read
 
 
-def _load_file(path: Path, problems: list[Problem], cache_dir: Optional[Path], to_cache: dict):
+def _load_file(path: Path, problems: list[Problem], cache_dir: Optional[Path], to_cache: dict,
+               model=Module, shape: str = "a module file is a mapping with at least 'module'"):
+    """``(file name, validated model, positions)``; None (with problems recorded) where it does not load."""
     name = str(path)
     try:
         if path.is_dir():
@@ -72,14 +81,14 @@ def _load_file(path: Path, problems: list[Problem], cache_dir: Optional[Path], t
         return None
     data, positions = parsed
     if not isinstance(data, dict):
-        problems.append(Problem(name, 1, 1, "", "a module file is a mapping with at least 'module'"))
+        problems.append(Problem(name, 1, 1, "", shape))
         return None
     try:
-        module = Module.model_validate(data)
+        validated = model.model_validate(data)
     except ValidationError as err:
         problems.extend(_problem_from(e, data, positions, name) for e in err.errors())
         return None
-    return name, module, positions
+    return name, validated, positions
 
 
 _PARSE_VERSION = b"torchdeck-parse-2"
@@ -293,3 +302,48 @@ def _cross_check(loaded, problems: list[Problem]) -> dict[tuple[str, str], Origi
                     problems.append(Problem(name, line, col, f"lessons[{index}].diagrams[{d_index}]",
                                             f"unknown diagram '{diagram}' (known: {', '.join(DIAGRAM_NAMES)})"))
     return origins
+
+
+def _load_workshops(path: Path, problems: list[Problem], cache_dir, to_cache, loaded) -> tuple[Workshop, ...]:
+    """The workshops of ``workshops.yaml``, each lesson and question it names resolved, ids unique, and
+    a break in every workshop of two hours or more (``workshops.schedule`` is the one timing)."""
+    from .workshops import BREAK_FROM, total_minutes
+
+    result = _load_file(path, problems, cache_dir, to_cache, WorkshopFile,
+                        "a workshops file is a mapping with 'workshops': a list of workshops")
+    if result is None:
+        return ()
+    name, parsed, positions = result
+    lessons = {lesson.id: lesson for _, module, _ in loaded for lesson in module.lessons}
+    questions = {q.id for _, module, _ in loaded for q in module.questions}
+    before = len(problems)
+    seen: dict[str, int] = {}
+    for index, workshop in enumerate(parsed.workshops):
+        where = ("workshops", index)
+        if workshop.id in seen:
+            problems.append(Problem(name, *positions[where + ("id",)], f"workshops[{index}].id",
+                                    f"duplicate id '{workshop.id}' (first defined at {name}:{seen[workshop.id]})"))
+        seen.setdefault(workshop.id, positions[where][0])
+        for s_index, step in enumerate(workshop.agenda):
+            at = where + ("agenda", s_index)
+            field = f"workshops[{index}].agenda[{s_index}]"
+            if step.lesson is not None and step.lesson not in lessons:
+                problems.append(Problem(name, *positions[at + ("lesson",)], f"{field}.lesson",
+                                        f"no lesson has the id '{step.lesson}'"))
+            for q_index, question in enumerate(step.questions):
+                if question not in questions:
+                    problems.append(Problem(name, *positions[at + ("questions", q_index)],
+                                            f"{field}.questions[{q_index}]", f"no question has the id '{question}'"))
+        repeated = sorted({x for x in workshop.lesson_ids if workshop.lesson_ids.count(x) > 1})
+        if repeated:
+            problems.append(Problem(name, *positions[where + ("agenda",)], f"workshops[{index}].agenda",
+                                    f"lesson {', '.join(repeated)} comes more than once"))
+    if len(problems) > before:
+        return ()
+    course = Course(tuple(module for _, module, _ in loaded))
+    for index, workshop in enumerate(parsed.workshops):
+        minutes = total_minutes(workshop, course)
+        if minutes >= BREAK_FROM and not any(step.break_ for step in workshop.agenda):
+            problems.append(Problem(name, *positions[("workshops", index, "agenda")], f"workshops[{index}].agenda",
+                                    f"a workshop of {minutes} minutes (from {BREAK_FROM}) needs a 'break: MINUTES' step"))
+    return tuple(parsed.workshops)

@@ -219,6 +219,9 @@ class Lesson(Strict):
     minutes: int = Field(default=5, ge=1, le=60)
     takeaway: Optional[LocalText] = None
     facts: list[Id] = []
+    # a game: the table's first column holds situations, the others their answers; a workshop deck
+    # shows the situations first and the answers a click later
+    game: bool = False
 
 
 class CardBase(Strict):
@@ -346,6 +349,41 @@ class Module(Strict):
         return self.title.get(lang) if self.title else self.module
 
 
+class WorkshopStep(Strict):
+    """One step of a workshop's agenda: a lesson with the questions asked after it, or a break."""
+
+    lesson: Optional[Id] = None
+    questions: list[Id] = []
+    break_: Optional[int] = Field(default=None, alias="break", ge=5, le=60)  # minutes
+
+    @model_validator(mode="after")
+    def _lesson_or_break(self):
+        if (self.lesson is None) == (self.break_ is None):
+            raise ValueError("a step is either 'lesson: ID' (with its 'questions') or 'break: MINUTES'")
+        if self.break_ is not None and self.questions:
+            raise ValueError("a break asks no questions")
+        return self
+
+
+class Workshop(Strict):
+    """A named selection of lessons and questions for a time slot (``content/workshops.yaml``)."""
+
+    id: Id
+    title: LocalText
+    summary: Optional[LocalText] = None
+    agenda: list[WorkshopStep] = Field(min_length=1)
+
+    @property
+    def lesson_ids(self) -> list[str]:
+        return [step.lesson for step in self.agenda if step.lesson]
+
+
+class WorkshopFile(Strict):
+    """``content/workshops.yaml``: the workshops a presenter can pick."""
+
+    workshops: list[Workshop] = Field(min_length=1)
+
+
 @dataclass(frozen=True)
 class Origin:
     """Where an item was written: file and 1-based line."""
@@ -365,6 +403,7 @@ class Course:
     origins: dict[tuple[str, str], Origin] = field(default_factory=dict)  # (section, id): ids are unique per section
     loaded: tuple[str, ...] = ()  # short names of every loaded module, kept by select()
     all_modules: tuple[Module, ...] = ()  # every loaded module, kept by select(): items may cite their facts
+    workshops: tuple[Workshop, ...] = ()  # content/workshops.yaml, where the content has one
 
     @property
     def module_names(self) -> tuple[str, ...]:
@@ -440,7 +479,7 @@ class Course:
         modules = tuple(m.model_copy(update={"lessons": keep("lesson", m.lessons), "cards": keep("card", m.cards),
                                               "questions": keep("question", m.questions)})
                         for m in self.modules)
-        return Course(modules, self.origins, self.loaded, self.all_modules), left_out
+        return Course(modules, self.origins, self.loaded, self.all_modules, self.workshops), left_out
 
     def select(self, names) -> "Course":
         """Only the modules named (short or dotted names); all when ``names`` is empty."""
@@ -448,4 +487,9 @@ class Course:
             return self
         wanted = set(names)
         kept = tuple(m for m in self.modules if m.name in wanted or m.module in wanted)
-        return Course(kept, self.origins, self.module_names, self.everything)
+        return Course(kept, self.origins, self.module_names, self.everything, self.workshops)
+
+    def workshop(self, workshop_id: str) -> Workshop:
+        """The workshop of that id (KeyError where there is none)."""
+        found = {w.id: w for w in self.workshops}
+        return found[workshop_id]

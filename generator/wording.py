@@ -1,8 +1,8 @@
 """Every fixed phrase the outputs print, in each language the content has: one table.
 
 ``words(lang)`` gives one language's phrases: the common ones (what is verified where, the
-several-answers hint, release ranges, code sample marks) at the top level, and the slides'
-and the quizzes' own under ``"slides"`` and ``"quiz"``.
+several-answers hint, release ranges, code sample marks, a workshop's deck and handout under
+``"workshop"``) at the top level, and the slides' and the quizzes' own under ``"slides"`` and ``"quiz"``.
 """
 from __future__ import annotations
 
@@ -157,6 +157,55 @@ _QUIZ = {
 
 _COMMON = {
     "en": {
+        "workshop": {
+            "agenda": "🗓️ Agenda",
+            "title_line": "{start}–{end} · {minutes} min · {lessons} lessons · {questions} questions",
+            "row_break": "☕ Break · {n} min",
+            "row_closing": "📋 Take-aways and your questions",
+            "row_end": "End",
+            "break": "☕ Break",
+            "back_at": "Back at {clock}",
+            "closing": "📋 Take-aways",
+            "handout_line": "Handout: {name}",
+            "script": "Run the code yourself: {name}",
+            "docs": "The reference: docs.pytorch.org › torch.backends",
+            "clock": "{clock} · {n} min",
+            "clock_part": "{clock} · {n} min for these {total} slides (slide {k})",
+            "clock_cont": " · continued",
+            "answer_is": "The answer: {letters}. ",
+            "why": "{mark} {letter}: {why}",
+            "explain": "Explain: ",
+            "analogy": "Picture it: ",
+            "quote": "The docs say: ",
+            "review_of": "Recap of: {titles}.",
+            "handout": {"agenda": "Agenda", "points": "Key points", "takeaway": "Takeaway:",
+                        "cheat": "Cheat sheet", "cheat_columns": ["Module", "Lesson", "Remember"],
+                        "links": "Links", "docs": "torch.backends reference"},
+            "script_head": "The code samples of the workshop, in the order they are shown: run them live, cell by cell.",
+            "script_raises": "the sample shows this error",
+            "script_gpu": "skipped here: no CUDA GPU",
+            "notes": {
+                "opening": ("Welcome the room: {summary}", "What brought you here: which machine do you run PyTorch on?"),
+                "agenda": ("Walk the route and the clock: we end at {end}; reviews come every half hour at most.",
+                           "Which stop on this route matters most to you?"),
+                "code": ("Run it live from {script}, cell {cell}: {caption}", "Before I run it: what will it print?"),
+                "table": ("Read the table row by row: {takeaway}", "Which row matches your own setup?"),
+                "game": ("A game: only the situations show. Let teams vote on every column, then click on to reveal.",
+                         "Which settings would you pick for each situation?"),
+                "reveal": ("Reveal the answers row by row; the next slide says why each one holds.",
+                           "Which row did most teams get wrong, and why?"),
+                "diagram": ("Walk the picture box by box: {takeaway}", "Where on this picture does your own setup land?"),
+                "quiz": ("Read the question, give the room 30 seconds, then take a show of hands per letter. {answer}",
+                         "{stem}"),
+                "answer": ("Go through every option, the wrong ones first.", "Who picked a wrong option? What made it tempting?"),
+                "review": ("Ask a volunteer to say each takeaway in their own words. {recap}",
+                           "Which of these would you explain to a colleague first?"),
+                "break": ("Break until {clock}: say when you start again.", "Anything from the first part to pick up after the break?"),
+                "section": ("{summary}", "What do you expect {module} to control? Shout out one guess."),
+                "closing": ("Point to the handout and the script: every sample runs as shown. Take the last questions.",
+                            "What will you change in your own code tomorrow?"),
+            },
+        },
         # not verified here (reasons); verified against torch X on DATE; needs X; about X; joiner
         "needs": ("not verified here ({})", "verified against torch {} on {}", "needs {}", "about {}", "; "),
         "without": "builds without {}",
@@ -171,6 +220,49 @@ _COMMON = {
         "lessons_minutes": ("{lessons} lesson · {minutes} min", "{lessons} lessons · {minutes} min"),
     },
     "zh": {
+        "workshop": {
+            "agenda": "🗓️ 日程",
+            "title_line": "{start}–{end} · {minutes} 分钟 · {lessons} 节课 · {questions} 道题",
+            "row_break": "☕ 休息 · {n} 分钟",
+            "row_closing": "📋 要点回顾与答疑",
+            "row_end": "结束",
+            "break": "☕ 休息",
+            "back_at": "{clock} 继续",
+            "closing": "📋 带走的要点",
+            "handout_line": "讲义：{name}",
+            "script": "自己运行代码：{name}",
+            "docs": "参考文档：docs.pytorch.org › torch.backends",
+            "clock": "{clock} · {n} 分钟",
+            "clock_part": "{clock} · {n} 分钟，共 {total} 页（第 {k} 页）",
+            "clock_cont": " · 续",
+            "answer_is": "答案：{letters}。",
+            "why": "{mark} {letter}：{why}",
+            "explain": "补充讲解：",
+            "analogy": "打个比方：",
+            "quote": "文档原文：",
+            "review_of": "回顾：{titles}。",
+            "handout": {"agenda": "日程", "points": "要点", "takeaway": "带走一句话：",
+                        "cheat": "速查表", "cheat_columns": ["模块", "课程", "要点"],
+                        "links": "链接", "docs": "torch.backends 参考文档"},
+            "script_head": "本工作坊的代码示例，按讲授顺序排列：逐段现场运行。",
+            "script_raises": "示例要展示的就是这个错误",
+            "script_gpu": "此处跳过：没有 CUDA GPU",
+            "notes": {
+                "opening": ("欢迎大家：{summary}", "你平时在什么机器上跑 PyTorch？"),
+                "agenda": ("讲一下路线和时间：我们在 {end} 结束；最多每半小时复习一次。", "这条路线上哪一站对你最重要？"),
+                "code": ("现场运行 {script} 的第 {cell} 段：{caption}", "运行之前先猜：它会输出什么？"),
+                "table": ("逐行讲解这张表：{takeaway}", "哪一行和你自己的环境一样？"),
+                "game": ("游戏时间：只显示场景。让各组对每一列投票，然后点击进入下一页揭晓。", "每个场景你会选什么设置？"),
+                "reveal": ("逐行揭晓答案；下一页说明每一行为什么成立。", "哪一行错的组最多？为什么？"),
+                "diagram": ("逐个方框讲解这张图：{takeaway}", "你自己的环境落在图中的哪个位置？"),
+                "quiz": ("朗读题目，给大家 30 秒思考，然后按选项举手投票。{answer}", "{stem}"),
+                "answer": ("逐一讲解每个选项，先讲错误选项。", "谁选了错误选项？它为什么看起来很有道理？"),
+                "review": ("请一位同学用自己的话复述每条要点。{recap}", "这些要点里，你会最先讲给同事听哪一条？"),
+                "break": ("休息到 {clock}：说明何时继续。", "休息之后，前半部分还有什么要补充的吗？"),
+                "section": ("{summary}", "你觉得 {module} 控制的是什么？大胆猜一个。"),
+                "closing": ("介绍讲义和脚本：每段示例都能照原样运行。回答最后的问题。", "明天你会在自己的代码里改什么？"),
+            },
+        },
         "needs": ("未在此环境验证（{}）", "已于 {1} 对照 torch {0} 验证", "需要 {}", "针对{}", "；"),
         "without": "不含 {} 的构建版",
         "other_needs": {"torch-range": "其他 torch 版本", "rocm": "ROCm"},
@@ -190,3 +282,9 @@ WORDS = {lang: {**common, "slides": _SLIDES[lang], "quiz": _QUIZ[lang]} for lang
 def words(lang: str) -> dict:
     """The phrases of ``lang`` (English for a language the table lacks)."""
     return WORDS.get(lang, WORDS["en"])
+
+
+def lessons_and_minutes(lang: str, lessons: int, minutes: int) -> str:
+    """'3 lessons · 24 min' (a line of an outline or an agenda)."""
+    one, many = words(lang)["lessons_minutes"]
+    return (one if lessons == 1 else many).format(lessons=lessons, minutes=minutes)

@@ -84,10 +84,11 @@ def render(job: RenderJob, options: QuizOptions = QuizOptions()) -> list[Path]:
     page = _page(job, options, title, questions)
     files = {}
     for version in versions:
-        files[job.output(stem, f".{version.letter}.pdf")] = typeset(sheet_data(job, version, page))
-        files[job.output(stem, f".{version.letter}.answers.pdf")] = typeset(answers_data(job, version, page))
-    files[job.output(stem, ".key.pdf")] = typeset(key_data(job, questions, versions, page))
-    files[job.output(stem, ".marking.pdf")] = typeset(marking_data(job, versions, page))
+        files[job.output(stem, f".{version.letter}.pdf")] = typeset(sheet_data(job, version, page), TEMPLATE)
+        answers = answers_data(job, version, page)
+        files[job.output(stem, f".{version.letter}.answers.pdf")] = typeset(answers, TEMPLATE)
+    files[job.output(stem, ".key.pdf")] = typeset(key_data(job, questions, versions, page), TEMPLATE)
+    files[job.output(stem, ".marking.pdf")] = typeset(marking_data(job, versions, page), TEMPLATE)
     files[job.output(stem, ".moodle.xml")] = moodle_xml(job, questions, title)
     files[job.output(stem, ".gift.txt")] = gift(job, questions, title)
     for path, data in files.items():
@@ -270,14 +271,15 @@ def code_lines(code: Optional[str], language: str) -> Optional[tuple]:
     return tuple(tuple((text, f"#{look.colour}" if look.colour else "") for text, look in line) for line in lines)
 
 
-def typeset(data: dict) -> bytes:
-    """The PDF of ``templates/quiz.typ`` for ``data``; a Typst error or a missing font is a BuildError."""
+def typeset(data: dict, template: Path) -> bytes:
+    """The PDF of the Typst ``template`` (the quiz's, a workshop handout's) for ``data``; a Typst error or a
+    missing font is a BuildError."""
     payload = json.dumps(data, ensure_ascii=False, sort_keys=True)
     try:
-        pdf, warnings = _compiler(TEMPLATE, data["lang"] != "en").compile_with_warnings(
+        pdf, warnings = _compiler(template, data["lang"] != "en").compile_with_warnings(
             format="pdf", sys_inputs={"data": payload})
     except typst.TypstError as err:
-        raise BuildError(f"Typst could not typeset {TEMPLATE.name}", _describe(err)) from None
+        raise BuildError(f"Typst could not typeset {template.name}", _describe(err)) from None
     for warning in warnings:
         if "unknown font family" in warning.message:
             raise _missing_font(warning.message.rsplit(":", 1)[-1].strip())

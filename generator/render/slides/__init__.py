@@ -12,11 +12,16 @@ import datetime
 from pathlib import Path
 
 from dataclasses import dataclass
+from typing import Optional
 
 from ... import resources
 from ...atomic import atomic_write_bytes
+from ...model import Workshop
+from ...wording import words as all_words
+from ...workshops import course_for, file_stem
 from ..base import RenderJob
 from .plan import SlidePlan, SlideSpec
+from .workshop import WorkshopPlan
 from .writer import PresentationWriter
 from .words import words
 
@@ -26,10 +31,13 @@ STEM = "torch-backends"
 
 @dataclass(frozen=True)
 class SlidesOptions:
-    """``per_module``: one presentation per selected module instead of one for the selection."""
+    """``per_module``: one presentation per selected module instead of one for the selection;
+    ``workshop``: that workshop's deck instead, its clock started at ``start`` (minutes after midnight)."""
 
     per_module: bool = False
     template: Path = TEMPLATE
+    workshop: Optional[Workshop] = None
+    start: int = 9 * 60
 
 
 def render(job: RenderJob, options: SlidesOptions = SlidesOptions()) -> list[Path]:
@@ -38,6 +46,12 @@ def render(job: RenderJob, options: SlidesOptions = SlidesOptions()) -> list[Pat
     A module's presentation is that module selected from the whole course (``Course.select``), so its
     map of torch.backends still shows every module.
     """
+    if options.workshop is not None:
+        part = dataclasses.replace(job, course=course_for(options.workshop, job.course))
+        path = job.output(file_stem(options.workshop), ".pptx")
+        atomic_write_bytes(path, build_presentation(part, template=options.template, workshop=options.workshop,
+                                                    start=options.start))
+        return [path]
     if options.per_module:
         parts = [(f"{STEM}.{m.name}", dataclasses.replace(job, course=job.course.select([m.name])))
                  for m in job.course.modules]
@@ -52,23 +66,34 @@ def render(job: RenderJob, options: SlidesOptions = SlidesOptions()) -> list[Pat
     return paths
 
 
-def build_presentation(job: RenderJob, *, whole_course: bool = True, template: Path = TEMPLATE) -> bytes:
-    """The presentation of ``job.course`` as .pptx bytes."""
+def build_presentation(job: RenderJob, *, whole_course: bool = True, template: Path = TEMPLATE,
+                       workshop: Optional[Workshop] = None, start: int = 9 * 60) -> bytes:
+    """The presentation of ``job.course`` as .pptx bytes; with ``workshop``, that workshop's deck (made to
+    be presented: its footer is its title, not the verification counts)."""
     wording = words(job.lang)
-    specs = SlidePlan(job, whole_course=whole_course).slides()
-    writer = PresentationWriter(template, job.lang, job.verified_line(), wording["cont"],
-                        lambda spec, page, pages: notes_lines(wording, spec, page, pages))
+    if workshop is not None:
+        specs = WorkshopPlan(job, workshop, start).slides()
+        footer = job.t(workshop.title)
+    else:
+        specs = SlidePlan(job, whole_course=whole_course).slides()
+        footer = job.verified_line()
+    writer = PresentationWriter(template, job.lang, footer, wording["cont"],
+                                lambda spec, page, pages: notes_lines(wording, spec, page, pages, job.lang),
+                                presenting=workshop is not None)
     for spec in specs:
         writer.add(spec)
     return writer.finish(specs[0].title, document_date(job.verification.date))
 
 
-def notes_lines(wording: dict, spec: SlideSpec, page: int, pages: int) -> list[str]:
+def notes_lines(wording: dict, spec: SlideSpec, page: int, pages: int, lang: str) -> list[str]:
     """Speaker notes: what to say, the question for the room, the minutes to spend."""
     notes = spec.notes
-    minutes = (wording["minutes"].format(n=notes.minutes) if pages == 1
-               else wording["minutes_part"].format(n=notes.minutes, k=page + 1, total=pages))
-    lines = [wording["say"] + notes.say, wording["ask"] + notes.ask, wording["time"] + minutes]
+    if notes.clock:  # a workshop's slide: its part's clock time, the same as the agenda's
+        minutes = notes.clock + (all_words(lang)["workshop"]["clock_cont"] if page else "")
+    else:
+        minutes = (wording["minutes"].format(n=notes.minutes) if pages == 1
+                   else wording["minutes_part"].format(n=notes.minutes, k=page + 1, total=pages))
+    lines = [wording["say"] + notes.say, wording["ask"] + notes.ask, wording["time"] + minutes, *notes.more]
     return lines + [notes.verified] if notes.verified else lines
 
 

@@ -9,7 +9,7 @@ fit module measured), so every application stacks lines the same way.
 from __future__ import annotations
 
 import re
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 from xml.sax.saxutils import escape
 
 from .text import Para, Span, Typefaces, line_pt
@@ -37,20 +37,25 @@ def fill(colour: Optional[str]) -> str:
     return f'<a:solidFill><a:schemeClr val="{name}"/></a:solidFill>'
 
 
-def run_xml(span: Span, size: float, faces: Typefaces, lang: str) -> str:
+Linker = Callable[[str], str]  # an address -> the slide's relationship id for it
+
+
+def run_xml(span: Span, size: float, faces: Typefaces, lang: str, link: Optional[Linker] = None) -> str:
     latin, ea = (faces.mono, faces.mono_ea) if span.mono else (faces.latin, faces.ea)
     flags = (' b="1"' if span.bold else ' b="0"') + (' i="1"' if span.italic else "")
+    flags += ' u="sng"' if span.link and link else ""
+    click = f'<a:hlinkClick r:id="{link(span.link)}"/>' if span.link and link else ""
     return (f'<a:r><a:rPr lang="{lang}" altLang="en-US" sz="{round(size * 100)}"{flags} dirty="0">'
             f'{fill(span.colour)}<a:latin typeface="{latin}"/><a:ea typeface="{ea}"/>'
-            f'<a:cs typeface="{latin}"/></a:rPr><a:t>{clean(span.text)}</a:t></a:r>')
+            f'<a:cs typeface="{latin}"/>{click}</a:rPr><a:t>{clean(span.text)}</a:t></a:r>')
 
 
-def para_xml(para: Para, faces: Typefaces, lang: str) -> str:
+def para_xml(para: Para, faces: Typefaces, lang: str, link: Optional[Linker] = None) -> str:
     margin = round(para.margin * EMU_PER_PT)
     indent = -round(min(para.margin, BULLET_HANG) * EMU_PER_PT) if para.bullet else 0
     bullet = (f'<a:buFont typeface="{faces.latin}"/><a:buChar char="{clean(para.bullet)}"/>'
               if para.bullet else "<a:buNone/>")
-    runs = "".join(run_xml(s, para.size, faces, lang) for s in para.spans)
+    runs = "".join(run_xml(s, para.size, faces, lang, link) for s in para.spans)
     return (f'<a:p><a:pPr marL="{margin}" indent="{indent}" algn="{para.align}" eaLnBrk="1" latinLnBrk="0" '
             f'hangingPunct="0">'
             f'<a:lnSpc><a:spcPts val="{round(line_pt(para, faces) * 100)}"/></a:lnSpc>'
@@ -58,8 +63,9 @@ def para_xml(para: Para, faces: Typefaces, lang: str) -> str:
             f'<a:endParaRPr lang="{lang}" sz="{round(para.size * 100)}" dirty="0"/></a:p>')
 
 
-def paras_xml(paras: Sequence[Para], faces: Typefaces, lang: str) -> str:
-    return "".join(para_xml(p, faces, lang) for p in paras)
+def paras_xml(paras: Sequence[Para], faces: Typefaces, lang: str, link: Optional[Linker] = None) -> str:
+    """The paragraphs' XML; ``link`` relates each run's address to the slide (without it, no run links)."""
+    return "".join(para_xml(p, faces, lang, link) for p in paras)
 
 
 def notes_xml(lines: Sequence[str], faces: Typefaces, lang: str, size: float = 12.0) -> str:

@@ -16,6 +16,7 @@ from . import fit
 from .text import Para, Span, Typefaces, line_pt, pieces
 
 MIN_PT = 14.0  # no text is set smaller: what does not fit continues on the next slide
+MIN_PRESENTED_CODE_PT = 16.0  # code of a deck made to be presented is read from the back of a room
 WRAP_SLACK = 0.97  # wrap a little before the edge: renderers differ by a few tenths of a point
 GAP = 10.0  # pt between blocks
 MIN_SPLIT = 0.25  # split a block onto the rest of a slide only where at least this share of the body is left
@@ -106,10 +107,17 @@ CELL_INSETS = (6.0, 4.0, 6.0, 4.0)
 
 
 class Flow:
-    """Measures blocks in one deck's typefaces and paginates them into a body area."""
+    """Measures blocks in one deck's typefaces and paginates them into a body area.
 
-    def __init__(self, faces: Typefaces):
+    ``presenting`` (a workshop deck): code is set at ``MIN_PRESENTED_CODE_PT`` or more, and a listing,
+    its caption or a table moves whole to the next slide rather than being split, wherever it fits
+    on a slide of its own.
+    """
+
+    def __init__(self, faces: Typefaces, presenting: bool = False):
         self.faces = faces
+        self.presenting = presenting
+        self.min_code = MIN_PRESENTED_CODE_PT if presenting else MIN_PT
 
     # ----------------------------------------------------------- text
     def lines(self, para: Para, width: float, wrap: bool = True) -> list[int]:
@@ -168,7 +176,7 @@ class Flow:
         style = STYLES["code"]
         inner = (width - style.insets[0] - style.insets[2]) * WRAP_SLACK
         widest = max(self.widest_line(Para(line, 1.0)) for line in code.lines)
-        size = max(MIN_PT, min(code.largest, int(inner / max(widest, 1e-6) * 2) / 2))
+        size = max(self.min_code, min(code.largest, int(inner / max(widest, 1e-6) * 2) / 2))
         paras: list[Para] = []
         for line in code.lines:
             para = Para(line, size)
@@ -255,12 +263,15 @@ class Flow:
         if isinstance(block, PictureBlock):
             return self._place_picture(block, body, y, room, page_used)
         if isinstance(block, TableBlock):
+            if page_used and self.presenting and self._kept_whole(block, body, room):
+                return None, block
             return self._place_table(block, body, y, room, splittable)
         height = self.text_height(block.paras, body.w, block.style)
-        extra = self._first_line(following, body.w) if block.keep_with_next and following else 0.0
+        extra = self._following(following, body) if block.keep_with_next and following else 0.0
         if height + extra <= room or (height <= room and not page_used):
             return Placed(block, Area(body.x, y, body.w, height)), None
-        if page_used and (not splittable or block.keep_with_next):
+        if page_used and (not splittable or block.keep_with_next or
+                          (self.presenting and block.kind != "plain" and height <= body.h)):
             return None, block
         head, rest = self.split_paras(block.paras, body.w, block.style, room)
         if head is None:
@@ -273,6 +284,25 @@ class Flow:
         if not page_used:
             raise BuildError(f"one line is taller than a whole slide: {block!r:.80}")
         return None, block
+
+    def _following(self, block, body: Area) -> float:
+        """The room a caption keeps for what follows it: its first line, or when presenting all of it
+        (a listing or a table is not split, so its caption goes where it goes)."""
+        if self.presenting and isinstance(block, TextBlock) and block.kind != "plain":
+            height = self.text_height(block.paras, body.w, block.style)
+            return height + GAP if height <= body.h else self._first_line(block, body.w)
+        if self.presenting and isinstance(block, TableBlock) and self._table_height(block, body.w) <= body.h:
+            return self._table_height(block, body.w) + GAP
+        return self._first_line(block, body.w)
+
+    def _table_height(self, table: TableBlock, width: float) -> float:
+        columns = self.columns(table, width)
+        return sum(self.row_height(r, columns) for r in (table.header, *table.rows))
+
+    def _kept_whole(self, table: TableBlock, body: Area, room: float) -> bool:
+        """Whether a table that does not fit in ``room`` fits a slide of its own (then it goes there whole)."""
+        height = self._table_height(table, body.w)
+        return room < height <= body.h
 
     def _first_line(self, block, width: float) -> float:
         if isinstance(block, TextBlock):

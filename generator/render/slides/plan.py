@@ -40,6 +40,8 @@ class Notes:
     ask: str
     minutes: int
     verified: str = ""  # where the facts behind the slide were verified (job.verified_where)
+    clock: str = ""  # a workshop's: the clock time and minutes of the slide's part ('09:14 · 6 min')
+    more: tuple[str, ...] = ()  # what the slide leaves to the speaker: explanations, the why of each option
 
 
 @dataclass(frozen=True)

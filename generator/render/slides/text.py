@@ -32,6 +32,7 @@ class Span:
     bold: bool = False
     italic: bool = False
     colour: Optional[str] = None
+    link: Optional[str] = None  # an http(s) address the run opens when clicked
 
 
 @dataclass(frozen=True)

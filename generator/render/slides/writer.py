@@ -39,6 +39,7 @@ SLIDE_NUMBER_FIELD = "{8B3A1C2E-5D4F-4E6A-9B7C-1D2E3F4A5B6C}"
 TITLE_SIZES = {"Title": 40.0, "Section": 36.0}
 TITLE_INSETS = (7.2, 3.6, 7.2, 3.6)  # the layouts' placeholder insets (0.1 in / 0.05 in)
 FOOTER_PT = 14.0
+PRESENTED_PT = 20.0  # the least text size of a deck made to be presented (titles, body, tables)
 DEFAULT_EA = "Noto Sans CJK SC"
 LANG_TAGS = {"en": "en-US", "zh": "zh-CN"}
 
@@ -68,7 +69,9 @@ class PresentationWriter:
     """A presentation opened from the template; ``add`` draws one planned slide (and its continuations)."""
 
     def __init__(self, template: Path, lang: str, footer: str, continued: str,
-                 notes_for: Callable[[SlideSpec, int, int], list[str]]):
+                 notes_for: Callable[[SlideSpec, int, int], list[str]], presenting: bool = False):
+        """``presenting``: a deck made to be shown to a room (a workshop's): no text under
+        ``PRESENTED_PT`` but code (``Flow``'s own floor) and the footer line, listings and tables kept whole."""
         try:
             self.prs = Presentation(str(template))
         except Exception as err:  # a missing or broken template is a build failure, not a crash
@@ -78,7 +81,9 @@ class PresentationWriter:
         self.continued = continued
         self.notes_for = notes_for
         self.text_faces, self.title_faces = theme_typefaces(self.prs, east_asian=lang == "zh")
-        self.flow = Flow(self.text_faces)
+        self.presenting = presenting
+        self.smallest = PRESENTED_PT if presenting else MIN_PT
+        self.flow = Flow(self.text_faces, presenting)
         self.title_flow = Flow(self.title_faces)
         self.layouts = {layout.name: layout for layout in self.prs.slide_layouts}
         self._boxes: dict[str, LayoutBoxes] = {}
@@ -113,7 +118,8 @@ class PresentationWriter:
         body = boxes.body
         mark_block = None
         if spec.mark:
-            mark_block = TextBlock((Para((Span(spec.mark, bold=True, colour="accent6"),), 16),), "warn")
+            mark_block = TextBlock((Para((Span(spec.mark, bold=True, colour="accent6"),), max(16.0, self.smallest)),),
+                                   "warn")
             mark_h = self.flow.text_height(mark_block.paras, body.w, mark_block.style)
             body = Area(body.x, body.y + mark_h + GAP, body.w, body.h - mark_h - GAP)
         pages = self.flow.paginate(spec.blocks, body)
@@ -136,14 +142,21 @@ class PresentationWriter:
         shapes = _Shapes()
         shapes.add(self._title_xml(shapes.next_id(), boxes, title, layout_name))
         body_used = False
+        links: dict[str, str] = {}
+
+        def link(address: str) -> str:
+            if address not in links:
+                links[address] = part.relate_to(address, RT.HYPERLINK, is_external=True)
+            return links[address]
+
         for placed in page:
             block = placed.block
             if isinstance(block, TextBlock):
                 as_body = block.kind == "plain" and not body_used
                 body_used = body_used or as_body
-                shapes.add(self._text_xml(shapes.next_id(), placed, boxes.body_type if as_body else None))
+                shapes.add(self._text_xml(shapes.next_id(), placed, boxes.body_type if as_body else None, link))
             elif isinstance(block, TableBlock):
-                shapes.add(self._table_xml(shapes.next_id(), placed))
+                shapes.add(self._table_xml(shapes.next_id(), placed, link))
             elif isinstance(block, PictureBlock):
                 _, rid = part.get_or_add_image_part(io.BytesIO(block.png))
                 shapes.add(_picture_xml(shapes.next_id(), placed, rid))
@@ -167,25 +180,25 @@ class PresentationWriter:
         """The title at the largest size (down to ``MIN_PT``) whose lines fit the title box."""
         size = largest
         inner = box.w - TITLE_INSETS[0] - TITLE_INSETS[2]
-        while size >= MIN_PT:
+        while size >= self.smallest:
             para = Para(inline(title, bold=True), size)
             height = sum(h for *_, h in self.title_flow.units([para], inner))
             if height <= box.h - TITLE_INSETS[1] - TITLE_INSETS[3]:
                 return para
             size -= 2
-        raise BuildError(f"the title {title!r} does not fit its box even at {MIN_PT:g} pt; shorten it")
+        raise BuildError(f"the title {title!r} does not fit its box even at {self.smallest:g} pt; shorten it")
 
-    def _text_xml(self, shape_id: int, placed: Placed, body_type: Optional[str]) -> str:
+    def _text_xml(self, shape_id: int, placed: Placed, body_type: Optional[str], link) -> str:
         block = placed.block
         style = block.style
         ph = None
         if body_type:
             ph = '<p:ph idx="1"/>' if body_type == "obj" else f'<p:ph type="{body_type}" idx="1"/>'
         return _sp(shape_id, "Body" if ph else block.kind.title(), placed.area,
-                   paras_xml(block.paras, self.text_faces, self.lang), ph=ph, insets=style.insets,
+                   paras_xml(block.paras, self.text_faces, self.lang, link), ph=ph, insets=style.insets,
                    fill_colour=style.fill, line=style.line, wrap=style.wrap)
 
-    def _table_xml(self, shape_id: int, placed: Placed) -> str:
+    def _table_xml(self, shape_id: int, placed: Placed, link) -> str:
         table: TableBlock = placed.block
         columns = [emu(w) for w in placed.columns]
         columns[-1] = emu(placed.area.w) - sum(columns[:-1])
@@ -194,7 +207,7 @@ class PresentationWriter:
         rows = []
         for number, (row, height) in enumerate(zip((table.header, *table.rows), heights)):
             shade = "accent1" if number == 0 else ("bg1" if number % 2 else "bg2")
-            cells = "".join(self._cell_xml(cell, shade) for cell in row)
+            cells = "".join(self._cell_xml(cell, shade, link) for cell in row)
             rows.append(f'<a:tr h="{height}">{cells}</a:tr>')
         area = Area(placed.area.x, placed.area.y, placed.area.w, sum(heights) / EMU_PER_PT)
         return (f'<p:graphicFrame><p:nvGraphicFramePr><p:cNvPr id="{shape_id}" name="Table {shape_id}"/>'
@@ -204,9 +217,9 @@ class PresentationWriter:
                 f'<a:tblPr firstRow="1" bandRow="1"/><a:tblGrid>{grid}</a:tblGrid>{"".join(rows)}</a:tbl>'
                 f'</a:graphicData></a:graphic></p:graphicFrame>')
 
-    def _cell_xml(self, cell: Sequence[Para], shade: str) -> str:
+    def _cell_xml(self, cell: Sequence[Para], shade: str, link) -> str:
         left, top, right, bottom = (emu(v) for v in CELL_INSETS)
-        paras = paras_xml(cell, self.text_faces, self.lang) if cell else f'<a:p><a:endParaRPr lang="{self.lang}"/></a:p>'
+        paras = paras_xml(cell, self.text_faces, self.lang, link) if cell else f'<a:p><a:endParaRPr lang="{self.lang}"/></a:p>'
         return (f'<a:tc><a:txBody><a:bodyPr/><a:lstStyle/>{paras}</a:txBody>'
                 f'<a:tcPr marL="{left}" marR="{right}" marT="{top}" marB="{bottom}" anchor="t">'
                 f'{fill(shade)}</a:tcPr></a:tc>')

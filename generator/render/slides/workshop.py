@@ -1,0 +1,265 @@
+"""A workshop's deck: the slide plan in workshop mode, made to be presented.
+
+The slides follow the workshop's timetable (``generator.workshops.schedule``) segment by segment,
+and every slide's notes carry its segment's clock time, as the agenda does. One idea per slide:
+a lesson's points (the facts; each point's explanation goes to the notes), each code sample with
+its caption, its table (for a game: the situations first, the answers a click later) and each
+diagram the first time the workshop needs it. A question is asked on one slide and answered on
+the next, the why of every option in the notes. Nothing is set under 20 pt but code (16 pt).
+"""
+from __future__ import annotations
+
+import re
+
+from ...markup import segments, split_explanation
+from ...model import Lesson, Question, Workshop
+from ...wording import words as all_words
+from ...workshops import (REFERENCE, Segment, agenda_lines, clock, file_stem, lessons_of, schedule,
+                          stretch_of)
+from ..order import shown
+from .flow import Block, CodeBlock, TableBlock, TextBlock
+from .plan import Notes, SlidePlan, SlideSpec, letter
+from .text import Para, Span, code_lines, inline
+
+BODY_PT = 20.0
+POINT_PT = 20.0
+HIDDEN = "?"
+
+
+def plain(text: str) -> str:
+    """Content text as notes print it: the backticks of inline code dropped (notes are plain text)."""
+    return "".join(segment.text for segment in segments(text))
+
+
+class WorkshopPlan(SlidePlan):
+    """The slides of one workshop, started at ``start`` (minutes after midnight)."""
+
+    def __init__(self, job, workshop: Workshop, start: int):
+        super().__init__(job, whole_course=False)
+        self.workshop = workshop
+        self.start = start
+        self.ww = all_words(job.lang)["workshop"]
+        self.segments = schedule(workshop, job.course)
+        self.lessons = {lesson.id: lesson for lesson in job.course.lessons}
+        self.questions = {q.id: q for q in job.course.questions}
+        self.modules = {m.name: m for m in job.course.modules}
+        self.cells = {}  # lesson id -> number of its first cell in the workshop's script
+        number = 0
+        for lesson in lessons_of(workshop, job.course):
+            self.cells[lesson.id] = number + 1
+            number += len(lesson.code)
+
+    def clock(self, offset: int) -> str:
+        return clock(self.start, offset)
+
+    # ------------------------------------------------------------ deck
+    def slides(self) -> list[SlideSpec]:
+        drawn: set[str] = set()
+        specs: list[SlideSpec] = []
+        for index, segment in enumerate(self.segments):
+            part = self._segment(index, segment, drawn)
+            specs += [self._timed(spec, segment, k, len(part)) for k, spec in enumerate(part, 1)]
+        return specs
+
+    def _segment(self, index: int, segment: Segment, drawn: set[str]) -> list[SlideSpec]:
+        kind = segment.kind
+        if kind == "opening":
+            return [self.opening(), self.agenda()]
+        if kind == "section":
+            return [self.stretch(self.modules[segment.ref], index)]
+        if kind == "lesson":
+            return self.lesson_slides(self.lessons[segment.ref], drawn)
+        if kind == "question":
+            question = self.questions[segment.ref]
+            return [self.quiz(question), self.answer(question)]
+        if kind == "review":
+            return [self.review([self.lessons[i] for i in segment.lessons])]
+        if kind == "break":
+            return [self.pause(segment)]
+        return [self.closing()]
+
+    def _timed(self, spec: SlideSpec, segment: Segment, k: int, total: int) -> SlideSpec:
+        """The spec with its segment's clock time in the notes."""
+        when = self.clock(segment.start)
+        line = (self.ww["clock"].format(clock=when, n=segment.minutes) if total == 1 else
+                self.ww["clock_part"].format(clock=when, n=segment.minutes, k=k, total=total))
+        notes = spec.notes
+        return SlideSpec(spec.layout, spec.name, spec.title, spec.blocks,
+                         Notes(plain(notes.say), plain(notes.ask), segment.minutes, notes.verified, line,
+                               tuple(plain(text) for text in notes.more)), spec.mark)
+
+    def _wnotes(self, kind: str, **fields) -> Notes:
+        """A workshop phrase pair for the notes (``_timed`` adds the minutes and the clock)."""
+        say, ask = self.ww["notes"][kind]
+        return Notes(say.format(**fields).strip(), ask.format(**fields), 0)
+
+    @staticmethod
+    def _text(paras) -> tuple[TextBlock, ...]:
+        return (TextBlock(tuple(paras)),) if paras else ()
+
+    # ---------------------------------------------------- opening slides
+    def opening(self) -> SlideSpec:
+        end = self.segments[-1].end
+        lessons = sum(s.kind == "lesson" for s in self.segments)
+        questions = sum(s.kind == "question" for s in self.segments)
+        line = self.ww["title_line"].format(start=self.clock(0), end=self.clock(end), minutes=end,
+                                            lessons=lessons, questions=questions)
+        summary = self.t(self.workshop.summary)
+        paras = ([Para(inline(summary), 24)] if summary else []) + [Para(inline(line), BODY_PT, before=14)]
+        return SlideSpec("Title", "title", self.t(self.workshop.title), self._text(paras),
+                         self._wnotes("opening", summary=summary or self.t(self.workshop.title)))
+
+    def agenda(self) -> SlideSpec:
+        paras = tuple(Para((Span(when + "  ", bold=True, colour="accent1"), *inline(what)), BODY_PT, before=6)
+                      for when, what in agenda_lines(self.segments, self.job.course, self.job.lang, self.start))
+        notes = self._wnotes("agenda", end=self.clock(self.segments[-1].end))
+        return SlideSpec("Outline", "agenda", self.ww["agenda"], (TextBlock(paras),), notes)
+
+    # ------------------------------------------------------------ module
+    def stretch(self, module, index: int) -> SlideSpec:
+        """The section slide of the module's stretch starting at segment ``index``: its path, summary
+        and the lessons of it the workshop teaches now."""
+        taught = [self.lessons[s.ref] for s in stretch_of(self.segments, index) if s.kind == "lesson"]
+        paras = [Para((Span(module.module, mono=True),), BODY_PT)]
+        if module.summary:
+            paras.append(Para(inline(self.t(module.summary)), BODY_PT, before=8))
+        paras += [Para((Span(f"{n}.  ", bold=True, colour="accent1"), *inline(self.t(lesson.title))), BODY_PT, before=6)
+                  for n, lesson in enumerate(taught, 1)]
+        notes = self._wnotes("section", summary=self.t(module.summary) or module.module, module=module.module)
+        return SlideSpec("Section", f"section:{module.name}", module.display_title(self.job.lang),
+                         self._text(paras), notes)
+
+    def lesson_slides(self, lesson: Lesson, drawn: set[str]) -> list[SlideSpec]:
+        """Points, then each code sample, the table (a game: hidden, then revealed), each new diagram."""
+        points = self.points(lesson)
+        table = [self.table_slide(lesson, hidden=True), self.table_slide(lesson)] if lesson.table and lesson.game \
+            else [self.table_slide(lesson)] if lesson.table else []
+        specs = table + [points] if lesson.game else [points] + table
+        specs += [self.code_slide(lesson, n) for n in range(len(lesson.code))]
+        for name in lesson.diagrams:
+            if name not in drawn:
+                drawn.add(name)
+                specs.append(self.diagram(name, lesson))
+        return specs
+
+    def points(self, lesson: Lesson) -> SlideSpec:
+        shown_points, explained = [], []
+        for point in lesson.points:
+            fact, explanation = split_explanation(self.t(point))
+            if fact.strip():
+                shown_points.append(Para(inline(fact.strip()), POINT_PT, bullet="•", margin=22, before=8))
+            if explanation:
+                explained.append(self.ww["explain"] + explanation.lstrip("ℹ").strip())
+        paras = list(shown_points)
+        if lesson.quote:
+            source = re.sub(r"^https?://", "", lesson.quote.source)
+            paras.append(Para((Span(self.words["source"], colour="accent2"),
+                               Span(source, colour="accent2", link=lesson.quote.source)), BODY_PT, before=14))
+            explained.append(self.ww["quote"] + f"“{self.t(lesson.quote.text)}”")
+        if lesson.analogy:
+            explained.append(self.ww["analogy"] + self.t(lesson.analogy))
+        if not paras:  # a lesson of only a table or code: its takeaway heads it
+            paras.append(Para(inline(self.t(lesson.takeaway) or self.t(lesson.title)), POINT_PT))
+        title = self.t(lesson.title)
+        takeaway = self.t(lesson.takeaway) or title
+        fallback = self._notes("lesson", lesson.minutes, takeaway=takeaway, title=title)
+        notes = Notes(self.t(lesson.notes) or fallback.say, self.t(lesson.ask) or fallback.ask, lesson.minutes,
+                      self.job.verified_where(lesson.facts), more=tuple(explained))
+        return SlideSpec("Lesson", f"lesson:{lesson.id}", title, self._text(paras), notes,
+                         self.job.item_mark(lesson.facts))
+
+    def code_slide(self, lesson: Lesson, index: int) -> SlideSpec:
+        example = lesson.code[index]
+        blocks: list[Block] = []
+        caption = self.t(example.caption) if example.caption else ""
+        if caption:
+            blocks.append(TextBlock((Para(inline(caption, italic=True), BODY_PT),), "caption", keep_with_next=True))
+        blocks.append(CodeBlock(tuple(code_lines(self.job.code(example), example.language)), 20.0))
+        notes = self._wnotes("code", script=f"{file_stem(self.workshop)}.py", cell=self.cells[lesson.id] + index,
+                             caption=caption or self.t(lesson.takeaway) or self.t(lesson.title))
+        return SlideSpec("Lesson", f"code:{lesson.id}:{index + 1}", self.t(lesson.title), tuple(blocks),
+                         Notes(notes.say, self.t(lesson.ask) or notes.ask, 0, self.job.verified_where(lesson.facts)),
+                         self.job.item_mark(lesson.facts))
+
+    def table_slide(self, lesson: Lesson, hidden: bool = False) -> SlideSpec:
+        """The lesson's table; ``hidden``: only its first column (a game's situations), the rest '?'."""
+        columns, rows = lesson.table.columns, lesson.table.rows
+        header = tuple((Para(inline(self.t(c), bold=True, colour="bg1"), BODY_PT),) for c in columns)
+        body = tuple(tuple((Para(inline(HIDDEN if hidden and n else self.t(cell)), BODY_PT),)
+                           for n, cell in enumerate(row)) for row in rows)
+        takeaway = self.t(lesson.takeaway) or self.t(lesson.title)
+        kind = ("game" if hidden else "reveal") if lesson.game else "table"
+        notes = self._wnotes(kind, takeaway=takeaway)
+        name = f"table:{lesson.id}" + (":game" if hidden else "")
+        return SlideSpec("Lesson", name, self.t(lesson.title), (TableBlock(header, body),),
+                         Notes(notes.say, notes.ask, 0, self.job.verified_where(lesson.facts)),
+                         self.job.item_mark(lesson.facts))
+
+    def diagram(self, name: str, lesson: Lesson) -> SlideSpec:
+        notes = self._wnotes("diagram", takeaway=self.t(lesson.takeaway) or self.t(lesson.title))
+        return SlideSpec("Diagram", f"diagram:{name}", f"🖼️ {self.t(lesson.title)}", (self._picture(name),),
+                         notes, self.job.item_mark(lesson.facts))
+
+    # -------------------------------------------------------------- quiz
+    def quiz(self, question: Question) -> SlideSpec:
+        options = shown(question, self.job.course)
+        letters = ", ".join(letter(i) for i, o in enumerate(options) if o.correct)
+        blocks: list[Block] = [TextBlock((Para(inline(self.t(question.stem), bold=True), 24),))]
+        hint = self.job.multi_hint(question)
+        if hint:
+            blocks.append(TextBlock((Para((Span(hint, italic=True),), BODY_PT),)))
+        if question.code:
+            blocks.append(CodeBlock(tuple(code_lines(self.job.code(question), question.language)), 20.0))
+        blocks.append(TextBlock(tuple(Para((Span(f"{letter(i)}.  ", bold=True, colour="accent1"),
+                                            *inline(self.t(o.text))), POINT_PT, before=10)
+                                      for i, o in enumerate(options))))
+        notes = self._wnotes("quiz", stem=self.t(question.stem), answer=self.ww["answer_is"].format(letters=letters))
+        return SlideSpec("Quiz", f"quiz:{question.id}", self.words["quiz"][question.kind], tuple(blocks),
+                         Notes(notes.say, notes.ask, 0, self.job.verified_where(question.facts)),
+                         self.job.item_mark(question.facts))
+
+    def answer(self, question: Question) -> SlideSpec:
+        options = shown(question, self.job.course)
+        letters = ", ".join(letter(i) for i, o in enumerate(options) if o.correct)
+        paras, whys = [], []
+        for index, option in enumerate(options):
+            mark, colour = ("✔", "accent3") if option.correct else ("✘", "accent4")
+            paras.append(Para((Span(f"{mark} {letter(index)}.  ", bold=True, colour=colour),
+                               *inline(self.t(option.text), bold=option.correct)), POINT_PT, before=10))
+            whys.append(self.ww["why"].format(mark=mark, letter=letter(index), why=self.t(option.why)))
+        blocks = (TextBlock((Para(inline(self.t(question.stem)), BODY_PT),)), TextBlock(tuple(paras)))
+        notes = self._wnotes("answer")
+        return SlideSpec("Answer", f"answer:{question.id}", self.words["answer"].format(letters=letters), blocks,
+                         Notes(notes.say, notes.ask, 0, self.job.verified_where(question.facts), more=tuple(whys)),
+                         self.job.item_mark(question.facts))
+
+    # ------------------------------------------------------------ recaps
+    def review(self, lessons: list[Lesson]) -> SlideSpec:
+        paras = tuple(Para((Span(f"{self.t(lesson.title)}: ", bold=True),
+                            *self._marked(self.recap(lesson), lesson.facts)),
+                           BODY_PT, bullet="✔", margin=24, before=10) for lesson in lessons)
+        recap = self.ww["review_of"].format(titles="; ".join(self.t(lesson.title) for lesson in lessons))
+        return SlideSpec("Review", f"review:{lessons[-1].id}", self.words["review"], (TextBlock(paras),),
+                         self._wnotes("review", recap=recap))
+
+    def recap(self, lesson: Lesson) -> str:
+        """What a review says of a lesson: its takeaway's checked part (the explanation is the speaker's),
+        or the whole takeaway where it is all explanation."""
+        takeaway = self.t(lesson.takeaway) or self.t(lesson.title)
+        fact, _ = split_explanation(takeaway)
+        return fact.strip() or takeaway
+
+    def pause(self, segment: Segment) -> SlideSpec:
+        back = self.clock(segment.end)
+        paras = (Para(inline(self.ww["back_at"].format(clock=back)), 32),)
+        return SlideSpec("Section", f"break:{self.clock(segment.start)}", self.ww["break"], self._text(paras),
+                         self._wnotes("break", clock=back))
+
+    def closing(self) -> SlideSpec:
+        name = file_stem(self.workshop)
+        paras = (Para(inline(self.ww["handout_line"].format(name=f"{name}.{self.job.lang}.handout.pdf")), BODY_PT,
+                      bullet="•", margin=22, before=8),
+                 Para(inline(self.ww["script"].format(name=f"{name}.py")), BODY_PT, bullet="•", margin=22, before=8),
+                 Para((Span(self.ww["docs"], colour="accent2", link=REFERENCE),), BODY_PT, bullet="•", margin=22,
+                      before=8))
+        return SlideSpec("Cheat Sheet", "closing", self.ww["closing"], (TextBlock(paras),), self._wnotes("closing"))

@@ -1,0 +1,494 @@
+"""Workshops: the shipped selections, their one timetable, their decks as LibreOffice draws them,
+their handouts and scripts.
+
+Each shipped workshop is built once per session in both languages (``built``); only the decks
+and handouts a test reads as PDF are converted (``drawn``).
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from pptx import Presentation
+from pypdf import PdfReader
+
+from generator.cli import main
+from generator.diagrams import diagram_png
+from generator.render import handout, slides
+from generator.render.base import RenderJob
+from generator.render.order import shown
+from generator.wording import WORDS
+from generator.workshops import BREAK_FROM, REVIEW_AFTER, course_for, schedule, total_minutes
+from test_slides import A, _convert, _inside, _kind, _name, _norm, _pdf_pages, _shape_boxes
+
+CONTENT = Path(__file__).resolve().parent.parent / "content"
+
+SHIPPED = ("intro", "gpu-tuning", "cpu-performance", "tour")
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+# ------------------------------------------------------------------ content and listing
+def test_the_four_shipped_workshops_fit_their_slots(course):
+    minutes = {w.id: total_minutes(w, course) for w in course.workshops}
+    assert set(SHIPPED) <= set(minutes)
+    assert minutes["intro"] <= 60
+    assert 75 <= minutes["gpu-tuning"] <= 120 and 75 <= minutes["cpu-performance"] <= 120
+    assert minutes["tour"] >= 150
+    modules = {w.id: {lesson.split("-")[0] for lesson in w.lesson_ids} for w in course.workshops}
+    assert {"cudnn", "cuda"} <= modules["gpu-tuning"]
+    assert {"mkldnn", "mkl", "openmp"} <= modules["cpu-performance"]
+
+
+def test_workshops_lists_id_titles_minutes_and_lessons(course):
+    result = run("workshops", "--json")
+    assert result.exit_code == 0, result.output
+    listed = {item["id"]: item for item in json.loads(result.output)}
+    for workshop in course.workshops:
+        item = listed[workshop.id]
+        assert item["title"] == {"en": workshop.title.en, "zh": workshop.title.zh}
+        assert item["minutes"] == total_minutes(workshop, course)
+        assert item["lessons"] == workshop.lesson_ids
+    plain = run("workshops")
+    assert plain.exit_code == 0 and all(w in plain.output for w in SHIPPED)
+
+
+def test_the_timetable_is_the_sum_of_its_parts(course):
+    for workshop in course.workshops:
+        segments = schedule(workshop, course)
+        assert all(a.end == b.start for a, b in zip(segments, segments[1:]))
+        lessons = {lesson.id: lesson for lesson in course.lessons}
+        assert [s.ref for s in segments if s.kind == "lesson"] == workshop.lesson_ids
+        assert all(s.minutes == lessons[s.ref].minutes for s in segments if s.kind == "lesson")
+        taught = 0
+        for segment in segments:  # a review at least every REVIEW_AFTER teaching minutes
+            if segment.kind in ("review", "break"):
+                taught = 0
+            elif segment.kind in ("section", "lesson", "question"):
+                taught += segment.minutes
+                assert taught <= REVIEW_AFTER, (workshop.id, segment)
+        recapped = [lesson for s in segments if s.kind == "review" for lesson in s.lessons]
+        assert recapped == workshop.lesson_ids  # every lesson reviewed once, in order
+        has_break = any(s.kind == "break" for s in segments)
+        assert has_break == (segments[-1].end >= BREAK_FROM)
+
+
+def _content_copy(tmp_path, edit):
+    folder = tmp_path / "content"
+    shutil.copytree(CONTENT, folder, ignore=shutil.ignore_patterns("ledger"))
+    path = folder / "workshops.yaml"
+    path.write_text(edit(path.read_text(encoding="utf-8")), encoding="utf-8")
+    return folder
+
+
+def test_an_unknown_lesson_or_question_is_a_file_line_error_and_exit_2(tmp_path):
+    folder = _content_copy(tmp_path, lambda text: text.replace("lesson: cudnn-tf32\n", "lesson: cudnn-tf23\n", 1)
+                           .replace("[cuda-q-sdpa-priority]", "[cuda-q-sdpa-priorty]", 1))
+    lines = (folder / "workshops.yaml").read_text().splitlines()
+    lesson_line = next(n for n, line in enumerate(lines, 1) if "cudnn-tf23" in line)
+    question_line = next(n for n, line in enumerate(lines, 1) if "cuda-q-sdpa-priorty" in line)
+    out = tmp_path / "build"
+    for args in (("workshops",), ("slides", "--workshop", "gpu-tuning", "--out", out),
+                 ("handout", "--workshop", "gpu-tuning", "--out", out)):
+        result = run(*args, "--content", folder)
+        assert result.exit_code == 2, result.output
+        assert f"workshops.yaml:{lesson_line}:" in result.output and "no lesson has the id 'cudnn-tf23'" in result.output
+        assert f"workshops.yaml:{question_line}:" in result.output and "cuda-q-sdpa-priorty" in result.output
+    assert not out.exists()
+
+
+def test_a_long_workshop_without_a_break_is_refused(tmp_path):
+    folder = _content_copy(tmp_path, lambda text: text.replace("      - break: 15\n", ""))
+    result = run("workshops", "--content", folder)
+    assert result.exit_code == 2
+    assert "workshops.yaml:" in result.output and "needs a 'break: MINUTES' step" in result.output
+
+
+def test_an_unknown_workshop_or_clock_is_a_usage_error(tmp_path):
+    result = run("slides", "--workshop", "nope", "--out", tmp_path / "b")
+    assert result.exit_code == 2 and "no workshop named 'nope'" in result.output and "intro" in result.output
+    result = run("slides", "--workshop", "intro", "--start", "25:00", "--out", tmp_path / "b")
+    assert result.exit_code == 2 and "HH:MM" in result.output
+    assert not (tmp_path / "b").exists()
+
+
+# ------------------------------------------------------------------ the decks
+START = 9 * 60
+CLOCK = re.compile(r"(\d\d):(\d\d) · (\d+)")
+RANGE = re.compile(r"(\d\d):(\d\d)–(\d\d):(\d\d) · (\d+)")
+
+
+@pytest.fixture(scope="session")
+def built(course, verification, tmp_path_factory):
+    """Every shipped workshop's deck in both languages: {(id, lang): (job, Presentation, path)}."""
+    out = tmp_path_factory.mktemp("workshops")
+    decks = {}
+    for workshop in course.workshops:
+        for lang in ("en", "zh"):
+            job = RenderJob(course, verification, lang, out)
+            path, = slides.render(job, slides.SlidesOptions(workshop=workshop, start=START))
+            decks[(workshop.id, lang)] = (job, Presentation(str(path)), path)
+    return decks
+
+
+@pytest.fixture(scope="session")
+def drawn(built, tmp_path_factory):
+    """The decks as LibreOffice draws them: {(id, lang): pdf path}, one LibreOffice run per language."""
+    out = tmp_path_factory.mktemp("workshops-drawn")
+    groups = [sorted(path for (_, lang), (_, _, path) in built.items() if lang == code) for code in ("en", "zh")]
+    _convert(groups, out / "pdf", out)
+    return {key: out / "pdf" / (path.stem + ".pdf") for key, (_, _, path) in built.items()}
+
+
+def _notes(slide) -> list[str]:
+    return slide.notes_slide.notes_text_frame.text.split("\n") if slide.has_notes_slide else []
+
+
+def _clock(slide) -> tuple[int, int]:
+    """(minutes after midnight, minutes of its part) from the slide's notes."""
+    found = CLOCK.search(_notes(slide)[2])
+    return int(found[1]) * 60 + int(found[2]), int(found[3])
+
+
+def _parts(prs) -> list[tuple[int, int, list]]:
+    """The deck's timed parts in order: (clock, minutes, slides), from the notes alone."""
+    parts: list[tuple[int, int, list]] = []
+    for slide in prs.slides:
+        when, minutes = _clock(slide)
+        if parts and parts[-1][0] == when:
+            assert parts[-1][1] == minutes, _name(slide)
+            parts[-1][2].append(slide)
+        else:
+            parts.append((when, minutes, [slide]))
+    return parts
+
+
+def _body_text(slide, skip=("Title", "Footer", "Slide Number")) -> str:
+    return "\n".join(shape.text_frame.text for shape in slide.shapes
+                     if shape.has_text_frame and not shape.name.startswith(skip))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("workshop_id", SHIPPED)
+def test_title_agenda_and_every_slides_notes_agree_on_the_clock(built, course, workshop_id, lang):
+    job, prs, path = built[(workshop_id, lang)]
+    assert path.name == f"workshop-{workshop_id}.{lang}.pptx"
+    workshop = course.workshop(workshop_id)
+    total = total_minutes(workshop, course)
+    title = RANGE.search(_body_text(prs.slides[0]))
+    start, end = int(title[1]) * 60 + int(title[2]), int(title[3]) * 60 + int(title[4])
+    assert (start, end - start, int(title[5])) == (START, total, total)
+    parts = _parts(prs)
+    assert parts[0][0] == START
+    assert all(a[0] + a[1] == b[0] for a, b in zip(parts, parts[1:]))  # each part starts where the last ended
+    assert parts[-1][0] + parts[-1][1] == end
+    assert sum(minutes for _, minutes, _ in parts) == total
+    assert len(parts) == len(schedule(workshop, course))
+    agenda = [s for s in prs.slides if _name(s).startswith("agenda")]
+    rows = [line for slide in agenda for line in _body_text(slide).split("\n") if re.match(r"\d\d:\d\d", line)]
+    times = [int(r[:2]) * 60 + int(r[3:5]) for r in rows]
+    assert times == sorted(times) and times[-1] == end
+    starts = {when: slides_ for when, _, slides_ in parts}
+    for when in times[:-1]:  # each row is the clock of the section, break or close it names
+        assert _kind(starts[when][0]) in ("section", "break", "closing"), (rows, when)
+    named = [when for when, _, slides_ in parts if _kind(slides_[0]) in ("section", "break", "closing")]
+    assert named == times[:-1]
+
+
+def _recap(takeaway: str) -> str:
+    fact = takeaway.split("ℹ")[0].strip()
+    return fact or takeaway
+
+
+@pytest.mark.parametrize("workshop_id", SHIPPED)
+def test_reviews_every_half_hour_from_the_takeaways_just_taught_and_breaks_in_long_ones(built, course, workshop_id):
+    job, prs, _ = built[(workshop_id, "en")]
+    lessons = {lesson.id: lesson for lesson in course.lessons}
+    taught, since, last = [], 0, None
+    for when, minutes, part in _parts(prs):
+        kind = _kind(part[0])
+        if kind == "review":
+            lines = _body_text(part[0]).split("\n")
+            expected = [f"{job.t(lessons[i].title)}: {_recap(job.t(lessons[i].takeaway))}".replace("`", "")
+                        for i in taught]
+            assert [line.split("  ")[0] for line in lines] == expected
+            taught, since = [], 0
+        elif kind == "break":
+            assert not taught, "a break comes after a review"
+            back = re.search(r"\d\d:\d\d", _body_text(part[0]))[0]
+            assert int(back[:2]) * 60 + int(back[3:]) == when + minutes
+            since = 0
+        elif kind in ("section", "lesson", "table", "code", "diagram", "quiz"):
+            since += minutes
+            assert since <= REVIEW_AFTER, (workshop_id, _name(part[0]))
+            if kind != "section" and _name(part[0]).startswith("lesson:") or kind == "table":
+                lesson_id = _name(part[0]).split(":")[1]
+                if lesson_id not in taught:
+                    taught.append(lesson_id)
+    assert not taught
+    breaks = sum(_kind(s) == "break" for s in prs.slides)
+    assert (breaks > 0) == (total_minutes(course.workshop(workshop_id), course) >= BREAK_FROM)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("workshop_id", SHIPPED)
+def test_at_most_1_3_slides_a_minute_and_real_notes_on_every_slide(built, course, workshop_id, lang):
+    job, prs, _ = built[(workshop_id, lang)]
+    assert len(prs.slides) <= 1.3 * total_minutes(course.workshop(workshop_id), course)
+    words = WORDS[lang]["slides"]
+    for slide in prs.slides:
+        lines = _notes(slide)
+        assert [line[:len(p)] for line, p in zip(lines, (words["say"], words["ask"], words["time"]))] == \
+            [words["say"], words["ask"], words["time"]], _name(slide)
+        assert all(len(line) > len(p) + 5 for line, p in zip(lines, (words["say"], words["ask"])))
+        assert not re.search(r"\{\w+\}", "\n".join(lines)), _name(slide)
+
+
+AUTHOR_ONLY = re.compile(r"\d+ pass|\d+ skip|`|seed chat|source note|Checked with", re.I)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("workshop_id", SHIPPED)
+def test_slides_are_made_to_be_presented(built, workshop_id, lang):
+    """20 pt text and 16 pt code in the file; code never split; a caption on its code's slide; no
+    continuation slide holding only a box; each diagram once; nothing an author alone should see."""
+    job, prs, _ = built[(workshop_id, lang)]
+    pictures = []
+    for slide in prs.slides:
+        name = _name(slide)
+        assert not name.startswith(("code:", "quiz:", "answer:", "table:")) or ":cont" not in name, name
+        shapes = [s for s in slide.shapes if not s.name.startswith(("Title", "Footer", "Slide Number"))]
+        for shape in shapes:
+            floor = 16 if shape.name.startswith("Code") else 20
+            sizes = [int(r.get("sz")) for r in shape._element.iter(f"{A}rPr") if r.get("sz")]
+            assert min(sizes, default=floor * 100) >= floor * 100, (name, shape.name, min(sizes))
+        kinds = [s.name.split()[0] for s in shapes]
+        if "Caption" in kinds:
+            assert kinds[kinds.index("Caption") + 1] == "Code", name
+        if ":cont" in name:
+            assert "Body" in kinds, f"{name} continues with only {kinds}"
+        pictures += [s.image.blob for s in shapes if s.shape_type == 13]
+        shown_text = _body_text(slide, ("Title", "Footer", "Slide Number", "Code")) + slide.shapes.title.text_frame.text
+        assert not AUTHOR_ONLY.search(shown_text), name
+        footer = [s.text_frame.text for s in slide.placeholders if s.placeholder_format.idx == 11]
+        assert footer == [job.t(job.course.workshop(workshop_id).title)]
+    assert len(pictures) == len(set(pictures)) > 0
+
+
+def test_diagrams_are_drawn_for_the_workshops_own_modules(built, course):
+    job, prs, _ = built[("cpu-performance", "en")]
+    own = course_for(course.workshop("cpu-performance"), course)
+    blobs = {s.image.blob for slide in prs.slides for s in slide.shapes if s.shape_type == 13}
+    assert diagram_png("backends-map", own) in blobs
+    assert diagram_png("backends-map", course) not in blobs
+
+
+@pytest.mark.parametrize("workshop_id", SHIPPED)
+def test_questions_show_shuffled_options_and_answer_on_the_next_slide(built, course, workshop_id):
+    job, prs, _ = built[(workshop_id, "en")]
+    slides_ = list(prs.slides)
+    questions = {q.id: q for q in course.questions}
+    for index, slide in enumerate(slides_):
+        if _kind(slide) != "quiz":
+            continue
+        question = questions[_name(slide).split(":")[1]]
+        options = shown(question, course)
+        letters = ", ".join(chr(65 + i) for i, o in enumerate(options) if o.correct)
+        body = _body_text(slide)
+        assert [line[4:] for line in body.split("\n")[-len(options):]] == [job.t(o.text).replace("`", "")
+                                                                           for o in options]
+        answer = slides_[index + 1]
+        assert _name(answer) == f"answer:{question.id}" and letters in answer.shapes.title.text_frame.text
+        notes = "\n".join(_notes(answer))
+        assert all(job.t(o.why).replace("`", "") in notes for o in options)  # the whys are for the speaker
+        assert f"The answer: {letters}." in "\n".join(_notes(slide))
+
+
+def test_answers_are_spread_over_the_letters(built):
+    firsts = []
+    for (_, lang), (_, prs, _) in built.items():
+        if lang == "en":
+            firsts += [_name(s) and s.shapes.title.text_frame.text.split(": ")[1] for s in prs.slides
+                       if _kind(s) == "answer"]
+    assert len(set(firsts)) >= 3 and max(firsts.count(x) for x in set(firsts)) < 0.5 * len(firsts)
+
+
+def test_the_scenario_game_hides_its_answers_until_the_next_slide(built):
+    _, prs, _ = built[("gpu-tuning", "en")]
+    names = [_name(s) for s in prs.slides]
+    game = names.index("table:cudnn-tuning-master:game")
+    assert names[game + 1] == "table:cudnn-tuning-master" and names[game + 2] == "lesson:cudnn-tuning-master"
+    hidden, shown_ = (next(s for s in prs.slides[i].shapes if s.has_table) for i in (game, game + 1))
+    rows = [[c.text for c in r.cells] for r in hidden.table.rows][1:]
+    assert rows and all(cell == "?" for row in rows for cell in row[1:])
+    revealed = [[c.text for c in r.cells] for r in shown_.table.rows][1:]
+    assert [r[0] for r in revealed] == [r[0] for r in rows] and "True" in {c for r in revealed for c in r[1:]}
+
+
+def test_source_links_are_clickable(built, course):
+    _, prs, path = built[("gpu-tuning", "en")]
+    quoted = [lesson for lesson in course.lessons if lesson.quote and lesson.id in
+              course.workshop("gpu-tuning").lesson_ids]
+    assert quoted
+    for lesson in quoted:
+        slide = next(s for s in prs.slides if _name(s) == f"lesson:{lesson.id}")
+        targets = {r.target_ref for r in slide.part.rels.values() if r.is_external}
+        assert lesson.quote.source in targets
+    closing = next(s for s in prs.slides if _name(s) == "closing")
+    assert any(r.is_external and "docs.pytorch.org" in r.target_ref for r in closing.part.rels.values())
+
+
+def test_the_start_sets_the_clock_and_the_bytes_repeat(built, course, verification, tmp_path):
+    job, _, path = built[("intro", "en")]
+    again, = slides.render(dataclasses.replace(job, out_dir=tmp_path),
+                           slides.SlidesOptions(workshop=course.workshop("intro"), start=START))
+    assert again.read_bytes() == path.read_bytes()
+    later, = slides.render(dataclasses.replace(job, out_dir=tmp_path / "later"),
+                           slides.SlidesOptions(workshop=course.workshop("intro"), start=13 * 60 + 30))
+    prs = Presentation(str(later))
+    total = total_minutes(course.workshop("intro"), course)
+    end = 13 * 60 + 30 + total
+    assert f"13:30–{end // 60:02d}:{end % 60:02d}" in _body_text(prs.slides[0])
+    assert _parts(prs)[0][0] == 13 * 60 + 30
+
+
+# ------------------------------------------------------------------ as LibreOffice draws them
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("workshop_id", SHIPPED)
+def test_no_word_off_a_slide_and_sizes_as_rendered(built, drawn, workshop_id, lang):
+    _, prs, _ = built[(workshop_id, lang)]
+    pages = _pdf_pages(drawn[(workshop_id, lang)])
+    assert len(pages) == len(prs.slides)
+    checked = 0
+    for number, ((width, height, words), slide) in enumerate(zip(pages, prs.slides), 1):
+        boxes = _shape_boxes(slide)
+        for word in words:
+            assert _inside(word, (0, 0, width, height)), (number, word)
+            key = _norm(word[4])
+            own = [b for b in boxes if key in b[1]] if key else boxes
+            assert any(_inside(word, box) for box, _, _ in own), f"slide {number} ({_name(slide)}): {word}"
+            names = [n for box, _, n in own if _inside(word, box)]
+            if key and not any(n.startswith(("Title", "Footer", "Slide Number")) for n in names):
+                size = (word[3] - word[1]) / 1.3  # poppler boxes a word 1.3 em tall
+                floor = 16 if any(n.startswith("Code") for n in names) else 20
+                assert size >= floor * 0.97, (number, _name(slide), word, names)
+            checked += 1
+    assert checked > 200
+
+
+# ------------------------------------------------------------------ take-aways
+@pytest.fixture(scope="session")
+def handouts(course, verification, tmp_path_factory):
+    """Every shipped workshop's handout in both languages and its script: {(id, lang): pdf}, {id: script}."""
+    out = tmp_path_factory.mktemp("handouts")
+    pdfs, scripts = {}, {}
+    for workshop in course.workshops:
+        for lang in ("en", "zh"):
+            job = RenderJob(course, verification, lang, out)
+            pdfs[(workshop.id, lang)], = handout.render(job, handout.HandoutOptions(workshop, START))
+        scripts[workshop.id] = handout.write_script(course, workshop, out)
+    return pdfs, scripts
+
+
+def _squeeze(text: str) -> str:
+    """Text without whitespace, backticks and emoji (pdftotext places an emoji glyph apart from its line)."""
+    return re.sub(r"[\s`\U0001F000-\U0001FFFF\u2600-\u27BF\uFE0F]+", "", text)
+
+
+def _pdf_text(pdf: Path) -> list[str]:
+    """The text of each page."""
+    out = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    return out.split("\f")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("workshop_id", SHIPPED)
+def test_the_handout_holds_agenda_key_points_a_one_page_cheat_sheet_and_links(built, handouts, course, workshop_id,
+                                                                              lang):
+    pdfs, _ = handouts
+    pdf = pdfs[(workshop_id, lang)]
+    assert pdf.name == f"workshop-{workshop_id}.{lang}.handout.pdf"
+    job, prs, _ = built[(workshop_id, lang)]
+    pages = [_squeeze(page) for page in _pdf_text(pdf)]
+    text = "".join(pages)
+    workshop = course.workshop(workshop_id)
+    assert _squeeze(job.t(workshop.title)) in text
+    agenda = [line for slide in prs.slides if _name(slide).startswith("agenda")
+              for line in _body_text(slide).split("\n")]
+    assert all(_squeeze(line) in text for line in agenda)  # as on the slides
+    lessons = [lesson for lesson in course.lessons if lesson.id in workshop.lesson_ids]
+    for lesson in lessons:
+        assert _squeeze(job.t(lesson.title)) in text
+        assert all(_squeeze(job.t(point)) in text for point in lesson.points), lesson.id
+    cheat = [page for page in pages if _squeeze(WORDS[lang]["workshop"]["handout"]["cheat"]) in page]
+    assert len(cheat) == 1  # one page holds the whole cheat sheet
+    assert all(_squeeze(job.t(lesson.takeaway)) in cheat[0] for lesson in lessons if lesson.takeaway)
+    uris = {annot.get_object()["/A"]["/URI"] for page in PdfReader(pdf).pages
+            for annot in page.get("/Annots", []) if "/A" in annot.get_object()}
+    quoted = {lesson.quote.source for lesson in lessons if lesson.quote}
+    assert quoted <= uris and any("docs.pytorch.org" in uri for uri in uris)
+
+
+def test_the_script_holds_the_workshops_code_in_order_and_runs(handouts, course):
+    _, scripts = handouts
+    for workshop in course.workshops:
+        source = scripts[workshop.id].read_text(encoding="utf-8")
+        ast.parse(source)
+        cells = source.split("\n# %%")[1:]
+        samples = [example for lesson_id in workshop.lesson_ids for lesson in course.lessons
+                   if lesson.id == lesson_id for example in lesson.code]
+        assert len(cells) == len(samples)
+        for cell, example in zip(cells, samples):
+            lines = [line for line in example.code.strip().split("\n") if line.strip()]
+            assert all(line.strip() in cell for line in lines)
+    done = subprocess.run([sys.executable, scripts["intro"].name], cwd=scripts["intro"].parent, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("# %%") == len(cells_of(scripts["intro"]))
+
+
+def cells_of(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").split("\n# %%")[1:]
+
+
+def test_handout_needs_a_workshop(tmp_path):
+    result = run("handout", "--out", tmp_path / "b")
+    assert result.exit_code == 2 and "--workshop" in result.output
+
+
+def test_each_code_slide_names_its_cell_of_the_script(built, handouts, course):
+    _, scripts = handouts
+    _, prs, _ = built[("gpu-tuning", "en")]
+    cells = cells_of(scripts["gpu-tuning"])
+    lessons = {lesson.id: lesson for lesson in course.lessons}
+    named = 0
+    for slide in prs.slides:
+        if _kind(slide) == "code":
+            _, lesson_id, number = _name(slide).split(":")[:3]
+            cell = int(re.search(r"cell (\d+)", _notes(slide)[0])[1])
+            first = lessons[lesson_id].code[int(number) - 1].code.strip().split("\n")[0]
+            assert cells[cell - 1].startswith(f" [{cell}]") and first in cells[cell - 1]
+            named += 1
+    assert named == len(cells)
+
+
+def test_the_commands_write_the_deck_handout_and_script_on_the_clock_asked_for(tmp_path):
+    """The CLI end to end (one verification, cached for the second command)."""
+    out = tmp_path / "build"
+    result = run("slides", "--workshop", "intro", "--start", "13:30", "--lang", "en", "--out", out, "--quiet")
+    assert result.exit_code == 0, result.output
+    title = _body_text(Presentation(str(out / "workshop-intro.en.pptx")).slides[0])
+    assert re.search(r"13:30–14:\d\d", title)
+    result = run("handout", "--workshop", "intro", "--start", "13:30", "--lang", "zh", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert (out / "workshop-intro.py").is_file() and "13:30" in "".join(_pdf_text(out / "workshop-intro.zh.handout.pdf"))
