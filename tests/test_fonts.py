@@ -2,8 +2,9 @@
 
 Built twice, as installed and with the system's fonts hidden (a private mount namespace puts an
 empty folder over /usr/share/fonts, and fontconfig is pointed at an empty configuration): the
-deck, the English slides and the English quiz (emoji included) come out byte-identical. Chinese
-slides, which need Noto Sans CJK, say so.
+deck (Chinese too: its diagram labels use the shipped CJK subset), the English slides and the
+English quiz (emoji included) come out byte-identical. Chinese slides, which need Noto Sans CJK,
+say so.
 """
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SYSTEM_FONTS = "/usr/share/fonts"
-BUILDS = [("deck", ()), ("slides", ()), ("quiz", ("--versions", "1"))]  # xnnpack has a question with 🧩
+BUILDS = [("deck", (), "en"), ("deck", (), "zh"), ("slides", (), "en"),  # the Chinese deck's diagrams: shipped CJK
+          ("quiz", ("--versions", "1"), "en")]  # xnnpack has a question with 🧩
 
 
 def _can_hide_fonts() -> bool:
@@ -52,12 +54,12 @@ pytestmark = pytest.mark.skipif(not _can_hide_fonts(), reason="needs unshare and
 @pytest.fixture(scope="module")
 def both(tmp_path_factory):
     with_fonts, without = tmp_path_factory.mktemp("fonts"), tmp_path_factory.mktemp("nofonts")
-    for command, extra in BUILDS:
-        done = build(command, extra, with_fonts, "en")
+    for command, extra, lang in BUILDS:
+        done = build(command, extra, with_fonts, lang)
         assert done.returncode == 0, done.stderr
     # the same content and deck.lock as the first build left them: any difference is the fonts'
-    for command, extra in BUILDS:
-        done = build(command, extra, without, "en", without / "hide", content=with_fonts / "content")
+    for command, extra, lang in BUILDS:
+        done = build(command, extra, without, lang, without / "hide", content=with_fonts / "content")
         assert done.returncode == 0, done.stderr
     return with_fonts, without
 
@@ -75,7 +77,8 @@ def test_the_system_fonts_were_really_hidden(tmp_path):
     assert probe.stdout.split() == ["0", "0"]
 
 
-@pytest.mark.parametrize("name", ["torch-backends.xnnpack.en.apkg", "torch-backends.xnnpack.en.pptx",
+@pytest.mark.parametrize("name", ["torch-backends.xnnpack.en.apkg", "torch-backends.xnnpack.zh.apkg",
+                                  "torch-backends.xnnpack.en.pptx",
                                   "quiz-s0.en.A.pdf", "quiz-s0.en.A.answers.pdf", "quiz-s0.en.key.pdf",
                                   "quiz-s0.en.marking.pdf"])
 def test_outputs_are_the_same_without_system_fonts(both, name):

@@ -117,12 +117,14 @@ class RenderJob:
     def unverified_tags(self, fact_ids) -> list[str]:
         return [f"unverified::needs-{n}" for n in self.verification.unverified_needs(fact_ids)]
 
+    def verified_on(self) -> str:
+        """'verified against torch 2.13.0+cpu on 2026-11-23': what a room may see (the slides' footer)."""
+        return words(self.lang)["needs"][1].format(self.verification.torch, self.verification.date)
+
     def verified_line(self) -> str:
-        """'verified against torch 2.13.0+cpu on 2026-11-23 (300 pass, 12 skip)'."""
-        v = self.verification
-        counts = v.counts()
-        base = words(self.lang)["needs"][1].format(v.torch, v.date)
-        return f"{base} ({counts['pass']} pass, {counts['skip']} skip)"
+        """'verified against torch 2.13.0+cpu on 2026-11-23 (300 pass, 12 skip)', for a deck's description."""
+        counts = self.verification.counts()
+        return f"{self.verified_on()} ({counts['pass']} pass, {counts['skip']} skip)"
 
     def output(self, stem: str, suffix: str) -> Path:
         """``build/<stem>.<lang><suffix>``."""

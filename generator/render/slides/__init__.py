@@ -76,7 +76,7 @@ def build_presentation(job: RenderJob, *, whole_course: bool = True, template: P
         footer = job.t(workshop.title)
     else:
         specs = SlidePlan(job, whole_course=whole_course).slides()
-        footer = job.verified_line()
+        footer = job.verified_on()  # the torch it was verified against; the counts are the author's
     writer = PresentationWriter(template, job.lang, footer, wording["cont"],
                                 lambda spec, page, pages: notes_lines(wording, spec, page, pages, job.lang),
                                 presenting=workshop is not None)
