@@ -18,8 +18,9 @@ Measured per side:
 * ``footer`` and ``answer``: ``[characters, height]`` of what the learner sees of the
   "verified" footer (a closed ``<details>`` shows only its summary) and of the answer
   (``.reply``, ``ol.answered``, ``.cloze``); null where a side has none;
-* ``low_contrast`` (phone frames only: colours do not depend on the width): text whose colour against the background behind it has a contrast
-  ratio under 4.5 (WCAG AA), as ``"element: ratio"``;
+* ``low_contrast`` (phone frames only: colours do not depend on the width): text whose
+  colour against the background behind it has a contrast ratio under 4.5 (WCAG AA), as
+  ``"element: ratio"``;
 * ``light_boxes`` (the phone's night frame): in night mode, elements painting a light background (relative
   luminance over 0.4), which would glare.
 """
@@ -125,12 +126,19 @@ window.addEventListener('load', () => {
   };
   const paint = new Map();
   const painted = el => {
-    if (!paint.has(el)) { const c = rgba(getComputedStyle(el).backgroundColor); paint.set(el, c.length < 4 || c[3] > 0 ? c : null); }
+    if (!paint.has(el)) {
+      const c = rgba(getComputedStyle(el).backgroundColor);
+      paint.set(el, c.length < 4 || c[3] > 0 ? c : null);
+    }
     return paint.get(el);
   };
-  const behind = el => { for (let e = el; e; e = e.parentElement) { const c = painted(e); if (c) return c; } return [255, 255, 255]; };
+  const behind = el => {
+    for (let e = el; e; e = e.parentElement) { const c = painted(e); if (c) return c; }
+    return [255, 255, 255];
+  };
   const scrolls = el => { const o = getComputedStyle(el).overflowX; return o === 'auto' || o === 'scroll'; };
-  const describe = el => el.tagName.toLowerCase() + (el.className && typeof el.className === 'string' ? '.' + el.className.split(' ')[0] : '');
+  const describe = el => el.tagName.toLowerCase()
+    + (el.className && typeof el.className === 'string' ? '.' + el.className.split(' ')[0] : '');
   for (const frame of document.querySelectorAll('.frame')) {
     const right = frame.getBoundingClientRect().right + 0.5;
     const found = {past_edge: [], sideways: [], images: []};
