@@ -132,6 +132,14 @@ class _Pen:
                   fill=ink, centre=True)
         return y0 + height
 
+    def title(self, key: str) -> float:
+        """The diagram's heading across the top; returns where what follows starts."""
+        return self.text(PAD, PAD, self.words[key], width=WIDTH - 2 * PAD, size=32, bold=True) + 18
+
+    def note(self, y: float, key: str) -> float:
+        """The muted sentence under a diagram."""
+        return self.text(PAD, y + 26, self.words[key], width=WIDTH - 2 * PAD, fill=self.palette.muted)
+
     def arrow(self, start, end, *, label: str = "", colour=None) -> None:
         colour = colour or self.palette.muted
         self.draw.line([start, end], fill=colour, width=5)
@@ -169,7 +177,7 @@ def _draw_backends_map(pen: _Pen, modules: tuple[str, ...]) -> float:
 
 def _draw_cudnn_flags(pen: _Pen, _modules) -> float:
     words = pen.words
-    y = pen.text(PAD, PAD, words["cudnn_title"], width=WIDTH - 2 * PAD, size=32, bold=True) + 16
+    y = pen.title("cudnn_title")
     steps = [(words["bit_exact"], "deterministic = True\nbenchmark = False", ACCENTS["gpu"]),
              (words["shapes_fixed"], "benchmark = True\n" + words["autotune"], ACCENTS["gpu"]),
              (words["shapes_vary"], "benchmark = False\n" + words["defaults_fine"], ACCENTS["cpu"])]
@@ -188,30 +196,28 @@ def _draw_cudnn_flags(pen: _Pen, _modules) -> float:
             y = next_top
         else:
             y = answer_bottom
-    return pen.text(PAD, y + 30, words["cudnn_debug"], width=WIDTH - 2 * PAD, fill=pen.palette.muted)
+    return pen.note(y, "cudnn_debug")
 
 
 def _draw_sdpa_backends(pen: _Pen, _modules) -> float:
     words = pen.words
-    y = pen.text(PAD, PAD, words["sdpa_title"], width=WIDTH - 2 * PAD, size=32, bold=True) + 16
+    y = pen.title("sdpa_title")
     steps = [("1  FLASH_ATTENTION", words["flash_detail"], ACCENTS["gpu"]),
              ("2  EFFICIENT_ATTENTION", words["efficient_detail"], ACCENTS["gpu"]),
              ("3  MATH", words["math_detail"], ACCENTS["cpu"]),
              ("4  CUDNN_ATTENTION", words["cudnn_detail"], ACCENTS["gpu"])]
     for index, (title, detail, colour) in enumerate(steps):
-        bottom = pen.box(PAD, y, WIDTH - PAD, title, fill=colour, size=30)
-        bottom = pen.text(PAD + 16, bottom + 8, detail, width=WIDTH - 2 * PAD - 16)
-        if index < len(steps) - 1:
-            pen.arrow((WIDTH / 2, bottom + 4), (WIDTH / 2, bottom + 56))
-            y = bottom + 60
-        else:
-            y = bottom
-    return pen.text(PAD, y + 24, words["sdpa_rule"], width=WIDTH - 2 * PAD, fill=pen.palette.muted)
+        if index:
+            pen.arrow((WIDTH / 2, y + 4), (WIDTH / 2, y + 56))
+            y += 60
+        y = pen.box(PAD, y, WIDTH - PAD, title, fill=colour, size=30)
+        y = pen.text(PAD + 16, y + 8, detail, width=WIDTH - 2 * PAD - 16)
+    return pen.note(y, "sdpa_rule")
 
 
 def _draw_tf32_bits(pen: _Pen, _modules) -> float:
     words = pen.words
-    y = pen.text(PAD, PAD, words["tf32_title"], width=WIDTH - 2 * PAD, size=32, bold=True) + 20
+    y = pen.title("tf32_title")
     parts = (("sign", ACCENTS["other"]), ("exponent", ACCENTS["cpu"]), ("mantissa", ACCENTS["gpu"]))
     x = PAD
     for key, colour in parts:  # the legend: what each colour is
@@ -231,7 +237,7 @@ def _draw_tf32_bits(pen: _Pen, _modules) -> float:
                          centre=True)
             x += count * unit
         y += 90
-    return pen.text(PAD, y + 10, words["tf32_rule"], width=WIDTH - 2 * PAD, fill=pen.palette.muted)
+    return pen.note(y, "tf32_rule")
 
 
 _DRAWERS = {

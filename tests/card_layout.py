@@ -17,7 +17,12 @@ Measured per side:
 * ``images``: each image's name, shown width and natural width in pixels;
 * ``footer`` and ``answer``: ``[characters, height]`` of what the learner sees of the
   "verified" footer (a closed ``<details>`` shows only its summary) and of the answer
-  (``.reply``, ``ol.answered``, ``.cloze``); null where a side has none.
+  (``.reply``, ``ol.answered``, ``.cloze``); null where a side has none;
+* ``low_contrast`` (phone frames only: colours do not depend on the width): text whose
+  colour against the background behind it has a contrast ratio under 4.5 (WCAG AA), as
+  ``"element: ratio"``;
+* ``light_boxes`` (the phone's night frame): in night mode, elements painting a light background (relative
+  luminance over 0.4), which would glare.
 """
 from __future__ import annotations
 
@@ -101,7 +106,7 @@ def _page(sides: list[Side], frames: tuple[Frame, ...], css: str, media_dir: Pat
 
 def _dump_dom(page: Path) -> str:
     command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-               "--window-size=1200,900", "--virtual-time-budget=60000", "--run-all-compositor-stages-before-draw",
+               "--window-size=1200,900", "--run-all-compositor-stages-before-draw",
                "--dump-dom", page.as_uri()]
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
@@ -111,14 +116,35 @@ def _dump_dom(page: Path) -> str:
 
 # Runs once every image has loaded; replaces the page with its findings so the dump stays small.
 _SCRIPT = r"""
+const PHONE = %d;
 window.addEventListener('load', () => {
   const results = {};
+  const rgba = text => text.match(/[\d.]+/g).map(Number);
+  const luminance = ([r, g, b]) => {
+    const f = c => { c /= 255; return c <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4); };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const paint = new Map();
+  const painted = el => {
+    if (!paint.has(el)) {
+      const c = rgba(getComputedStyle(el).backgroundColor);
+      paint.set(el, c.length < 4 || c[3] > 0 ? c : null);
+    }
+    return paint.get(el);
+  };
+  const behind = el => {
+    for (let e = el; e; e = e.parentElement) { const c = painted(e); if (c) return c; }
+    return [255, 255, 255];
+  };
   const scrolls = el => { const o = getComputedStyle(el).overflowX; return o === 'auto' || o === 'scroll'; };
-  const describe = el => el.tagName.toLowerCase() + (el.className && typeof el.className === 'string' ? '.' + el.className.split(' ')[0] : '');
+  const describe = el => el.tagName.toLowerCase()
+    + (el.className && typeof el.className === 'string' ? '.' + el.className.split(' ')[0] : '');
   for (const frame of document.querySelectorAll('.frame')) {
     const right = frame.getBoundingClientRect().right + 0.5;
     const found = {past_edge: [], sideways: [], images: []};
-    const elements = frame.querySelectorAll('*');
+    // what a closed <details> folds away is not shown; asking its geometry makes Chromium lay it out anew each time
+    const elements = [...frame.querySelectorAll('*')].filter(el => !el.closest('details:not([open]) > :not(summary)'));
+    const shown = new Set(elements);
     const scrolling = [];
     for (const el of elements) {
       if (el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0 && scrolls(el)) {
@@ -134,10 +160,27 @@ window.addEventListener('load', () => {
         if (box.right > right) found.past_edge.push('img: ' + el.getAttribute('src'));
       }
     }
+    found.low_contrast = [];
+    found.light_boxes = [];
+    const checked = new Set();
+    const colours = frame.dataset.frame.startsWith(PHONE + '-');  // colours do not depend on the width
+    if (colours && frame.dataset.frame.endsWith('night')) {
+      for (const el of elements) {
+        const c = painted(el);
+        if (c && luminance(c) > 0.4 && el.getClientRects().length) found.light_boxes.push(describe(el));
+      }
+    }
     const walker = document.createTreeWalker(frame, NodeFilter.SHOW_TEXT);
     const range = document.createRange();
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      if (!node.textContent.trim()) continue;
+      const parent = node.parentElement;
+      if (!node.textContent.trim() || !shown.has(parent)) continue;
+      if (colours && !checked.has(parent)) {
+        checked.add(parent);
+        const [a, b] = [luminance(rgba(getComputedStyle(parent).color)), luminance(behind(parent))];
+        const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+        if (ratio < 4.5) found.low_contrast.push(describe(parent) + ': ' + ratio.toFixed(2));
+      }
       range.selectNodeContents(node);
       if (range.getBoundingClientRect().right > right && !clipped(node)) {
         found.past_edge.push(describe(node.parentElement) + ': ' + node.textContent.trim().slice(0, 60));
@@ -159,4 +202,4 @@ window.addEventListener('load', () => {
   out.textContent = JSON.stringify(results);
   document.body.replaceChildren(out);
 });
-"""
+""" % PHONE

@@ -242,7 +242,8 @@ def test_new_cards_arrive_in_teaching_order(shipped, course, tmp_path):
     finally:
         col.close()
     assert len(introduced) == sum(expected_cards(card) for card in course.cards)
-    module_of = {note_guid("en", card.id): index for index, module in enumerate(course.modules) for card in module.cards}
+    module_of = {note_guid("en", card.id): index
+                 for index, module in enumerate(course.modules) for card in module.cards}
     first_seen = {}
     for position, (_, guid) in enumerate(introduced):
         first_seen.setdefault(module_of[guid], position)
@@ -279,7 +280,8 @@ def test_update_from_unnumbered_decks_keeps_notes_and_reviews(small, tmp_path, m
     col = new_collection(tmp_path / "col")
     try:
         import_package(col, old)
-        assert {col.decks.name(col.get_card(cid).did) for cid in col.find_cards("")} == {ROOT_DECK, f"{ROOT_DECK}::cudnn"}
+        old_decks = {col.decks.name(col.get_card(cid).did) for cid in col.find_cards("")}
+        assert old_decks == {ROOT_DECK, f"{ROOT_DECK}::cudnn"}
         answer_first_cards(col, 3)
         reviews, states, notes = col.db.scalar("select count() from revlog"), card_states(col), col.note_count()
         an_hour_later = time.time() + 3600

@@ -42,7 +42,8 @@ CANARY = "canary/0/front"  # a side that does not fit, laid out beside the real 
 
 def _canary(css: str) -> Side:
     body = ('<div class="prompt"><span style="white-space:nowrap">' + "torch.backends " * 40 + "</span></div>"
-            '<pre style="white-space:pre;overflow-x:auto">' + "x = 1; " * 80 + "</pre>")
+            '<pre style="white-space:pre;overflow-x:auto">' + "x = 1; " * 80 + "</pre>"
+            '<p style="color:#bbbbbb;background:#ffffff">faint</p>')
     return Side(CANARY, 0, body, css)
 
 
@@ -56,6 +57,8 @@ def layout(decks):
         for frame in FRAMES:
             canary = found[frame.name].pop(CANARY)
             assert canary["past_edge"] and canary["sideways"], (frame.name, canary)
+            if frame.width == PHONE:
+                assert canary["low_contrast"] and bool(canary["light_boxes"]) == frame.night, (frame.name, canary)
         measured[lang] = found
     return measured
 
@@ -114,3 +117,16 @@ def test_diagrams_match_the_mode_and_labels_are_12px_on_a_phone(layout, lang):
         for src, width, natural in shown:
             assert ("-night-" in src) == night and f"-{lang}-" in src, (frame, src)
             assert natural == WIDTH and MIN_LABEL_PX * width / natural >= 12, (frame, src, width, natural)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_text_is_readable_light_and_night(layout, lang):
+    """Every text at least 4.5:1 against what is behind it (code colours included), and in night mode
+    no element paints a light background (code spans and blocks, badges, the answer marks)."""
+    for night in (False, True):
+        frame = layout[lang][f"{PHONE}-{'night' if night else 'light'}"]
+        low = {key: found["low_contrast"][:3] for key, found in frame.items() if found["low_contrast"]}
+        assert not low, f"{len(low)} sides: {dict(list(low.items())[:5])}"
+        if night:
+            glaring = {key: found["light_boxes"][:3] for key, found in frame.items() if found["light_boxes"]}
+            assert not glaring, f"{len(glaring)} sides: {dict(list(glaring.items())[:5])}"

@@ -161,7 +161,8 @@ def _highlighted(code: str, language: str) -> Markup:
     HtmlFormatter costs more than the lexing it wraps).
 
     The CSS wraps a line too long for the screen (preferably at a space, else after
-    ``breakable``'s characters) with a hanging indent and a ↪ at each continuation; class ``iN`` (N leading spaces) puts the continuation under the line's own
+    ``breakable``'s characters) with a hanging indent and a ↳ at each continuation;
+    class ``iN`` (N leading spaces) puts the continuation under the line's own
     indentation. The block's text is the code.
     """
     lines = colour.lines(code.removesuffix("\n"), language, colour.css_class)

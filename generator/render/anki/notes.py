@@ -86,11 +86,13 @@ def build_notes(job: RenderJob) -> list[NoteSpec]:
     if ahead is None:
         return [builder.note(module, card, due, shown[card.id]) for due, module, card in numbered]
     try:
-        notes = [builder.note(module, card, due, shown[card.id]) for due, module, card in numbered if card.kind != "code"]
+        notes = [builder.note(module, card, due, shown[card.id])
+                 for due, module, card in numbered if card.kind != "code"]
         ahead.wait()
     finally:
         ahead.cancel()
-    notes += [builder.note(module, card, due, shown[card.id]) for due, module, card in numbered if card.kind == "code"]
+    notes += [builder.note(module, card, due, shown[card.id])
+              for due, module, card in numbered if card.kind == "code"]
     return sorted(notes, key=lambda note: note.due)
 
 
