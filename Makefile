@@ -54,8 +54,9 @@ coverage: $(STAMP)
 stats: $(STAMP)
 	$(TORCHDECK) stats $(ARGS)
 
+# One worker per core, each test module whole on one worker (its module fixtures build once).
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --dist loadfile
 
 bench: $(STAMP)
 	@status=0; for script in benchmarks/bench_*.py; do $(PY) $$script || status=1; done; exit $$status
