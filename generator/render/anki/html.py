@@ -21,7 +21,7 @@ from ...parallel import in_background
 _ENTITIES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("{", "&#123;"), ("}", "&#125;"))  # & first
 _CODE_BLOCKS: dict[tuple[str, str], Markup] = {}  # (code, language) -> HTML, for the process
 _CLOSING_RUN = re.compile(r"\}{2,}")
-_BREAK_AFTER = re.compile(r"([._/,(=])(?=[^<])")  # where a long identifier or call may wrap on a narrow screen
+_BREAK_AFTER = str.maketrans({c: c + "<wbr>" for c in "._/,(="})  # where a long identifier or call may wrap
 _MAX_HANGING_INDENT = 20  # card.css has a class i1 .. i20 per leading-space count
 
 
@@ -51,7 +51,8 @@ def breakable(escaped_code: str) -> str:
     running past the edge (the CSS breaks anywhere only where a part is still too long);
     ``<wbr>`` is no character, so copied code stays intact. Entities (``&amp;``) hold none of these.
     """
-    return _BREAK_AFTER.sub(r"\1<wbr>", escaped_code)
+    broken = escaped_code.translate(_BREAK_AFTER)
+    return broken[:-5] if broken.endswith("<wbr>") else broken  # nothing follows the last one
 
 
 def inline(text: str) -> Markup:
