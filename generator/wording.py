@@ -208,6 +208,7 @@ _COMMON = {
         },
         # not verified here (reasons); verified against torch X on DATE; needs X; about X; joiner
         "needs": ("not verified here ({})", "verified against torch {} on {}", "needs {}", "about {}", "; "),
+        "verified_torch": "verified against torch {}",
         "without": "builds without {}",
         "other_needs": {"torch-range": "another torch version", "rocm": "ROCm"},
         # the one phrasing for "several options are correct", added by every output (content never writes it)
@@ -264,6 +265,7 @@ _COMMON = {
             },
         },
         "needs": ("未在此环境验证（{}）", "已于 {1} 对照 torch {0} 验证", "需要 {}", "针对{}", "；"),
+        "verified_torch": "已对照 torch {} 验证",
         "without": "不含 {} 的构建版",
         "other_needs": {"torch-range": "其他 torch 版本", "rocm": "ROCm"},
         "multi_hint": "（多选）",

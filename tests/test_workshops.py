@@ -461,6 +461,25 @@ def cells_of(path: Path) -> list[str]:
     return path.read_text(encoding="utf-8").split("\n# %%")[1:]
 
 
+def test_the_handout_is_the_same_whatever_day_its_checks_ran(course, verification, tmp_path):
+    """Its date is the ledger's newest run (as a quiz's), never the day of the verification."""
+    from conftest import CONTENT
+    from generator import ledger
+
+    recorded = dataclasses.replace(verification, elsewhere=ledger.load(CONTENT, course))
+    intro = next(w for w in course.workshops if w.id == "intro")
+    built = []
+    for day in ("2026-01-02", "2031-12-30"):
+        job = RenderJob(course, dataclasses.replace(recorded, date=day), "en", tmp_path / day)
+        (pdf,) = handout.render(job, handout.HandoutOptions(intro, START))
+        built.append(pdf.read_bytes())
+        assert day not in _squeeze(subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True,
+                                                   text=True, check=True).stdout)
+    assert built[0] == built[1]
+    newest = max(run.date for run in recorded.elsewhere)
+    assert PdfReader(pdf).metadata.creation_date.date().isoformat() == newest
+
+
 def test_handout_needs_a_workshop(tmp_path):
     result = run("handout", "--out", tmp_path / "b")
     assert result.exit_code == 2 and "--workshop" in result.output

@@ -23,6 +23,7 @@ from ..wording import words as all_words
 from ..workshops import REFERENCE, agenda_lines, clock, course_for, file_stem, lessons_of, schedule
 from .base import RenderJob
 from .quiz import CJK_FONT, EMOJI_FONT, LATIN_FONT, MONO_FONT, code_lines, rich, typeset
+from .quiz.dates import edition_date
 
 TEMPLATE = resources.templates() / "handout.typ"
 
@@ -52,11 +53,12 @@ def handout_data(job: RenderJob, options: HandoutOptions) -> dict:
     title = job.t(workshop.title)
     when = phrases["title_line"].format(start=clock(options.start, 0), end=clock(options.start, end), minutes=end,
                                         lessons=len(lessons), questions=sum(s.kind == "question" for s in segments))
-    year, month, day = (int(part) for part in job.verification.date[:10].split("-"))
+    date = edition_date(job.verification)  # as a quiz's: never the day the checks ran, so any day gives the same bytes
     data = {
-        "lang": job.lang, "date": [year, month, day], "title": title, "when": when,
+        "lang": job.lang, "date": [date.year, date.month, date.day] if date else None, "title": title, "when": when,
         "summary": job.t(workshop.summary), "words": phrases["handout"],
-        "footer": all_words(job.lang)["needs"][1].format(job.verification.torch, job.verification.date[:10]),
+        "footer": (all_words(job.lang)["needs"][1].format(job.verification.torch, date.isoformat()) if date
+                   else all_words(job.lang)["verified_torch"].format(job.verification.torch)),
         "agenda": [list(row) for row in agenda_lines(segments, course, job.lang, options.start)],
         "lessons": [{"title": job.t(lesson.title), "clock": clock(options.start, starts[lesson.id]),
                      "scope": job.item_mark(lesson.facts),
