@@ -290,6 +290,11 @@ def verify_command(content_dir, out_dir, lang, modules, quiet, python, timeout, 
     finally:
         control_counts = verification.control_counts()
         controls_line = "; controls: " + ", ".join(f"{n} {c}" for c, n in control_counts.items()) if controls else ""
+        if controls:
+            rivals = verification.rival_counts()
+            controls_line += (f"; rivals: {rivals['facts']} facts name {rivals['rivals']}, "
+                              f"{rivals['ruled-out']} ruled out, {rivals['passes']} pass, {rivals['crashed']} crash, "
+                              f"{rivals['error']} error")
         click.echo(f"verify: {len(verification.results)} facts: {counts_line(verification)}{controls_line} "
                    f"(torch {verification.torch}, python {verification.python}) "
                    f"in {time.perf_counter() - started:.2f}s")

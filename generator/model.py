@@ -80,6 +80,27 @@ class Check(Strict):
         return self.model_dump(by_alias=True, exclude_unset=True)
 
 
+class Rival(Strict):
+    """A plausible wrong belief the fact rules out, and the world where it would hold.
+
+    ``world`` is Python run (with ``torch`` imported) before the check, in a throwaway checker: a
+    patch of torch or another starting state that makes the belief true. ``verify --controls``
+    builds it, and the check must fail there at its own assertion.
+    """
+
+    belief: str = Field(min_length=8)
+    world: str = Field(min_length=1)
+
+    @field_validator("world")
+    @classmethod
+    def _compiles(cls, code):
+        try:
+            compile(code, "<world>", "exec")
+        except SyntaxError as err:
+            raise ValueError(f"the rival's world does not compile: {err.msg} (line {err.lineno})") from None
+        return code
+
+
 class Fact(Strict):
     id: Id
     claim: LocalText
@@ -91,6 +112,7 @@ class Fact(Strict):
     # what would be seen were the claim false, for behaviour a control run cannot change from Python:
     # it must fail where the check passes
     control: Optional[Check] = None
+    rivals: list[Rival] = []  # the wrong beliefs the check rules out (verify --controls builds each world)
 
     @model_validator(mode="after")
     def _control_is_a_rival(self):
@@ -102,7 +124,9 @@ class Fact(Strict):
     def control_key(self) -> str:
         """``check_key`` with the control: what decides the fact's control result."""
         control = self.control.as_dict() if self.control else None
-        return hashlib.sha256(json.dumps([self.check_key(), control], sort_keys=True).encode()).hexdigest()[:24]
+        rivals = [rival.world for rival in self.rivals]
+        return hashlib.sha256(json.dumps([self.check_key(), control, rivals], sort_keys=True).encode()
+                              ).hexdigest()[:24]
 
     @model_validator(mode="after")
     def _requires_and_unless_disjoint(self):

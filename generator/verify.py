@@ -31,6 +31,9 @@ STATUSES = ("pass", "fail", "skip", "error")
 # What a control run says of a check that passed: a change to what it reads (or its written control)
 # made it fail, nothing did, or it reads nothing that can be changed; ``skip`` where the fact did not pass.
 CONTROLS = ("caught", "missed", "none", "skip")
+# What a rival's world did to a passing check: made it fail at its own assertion (the rival is ruled
+# out), left it passing, made it fail on the way (a crash proves nothing), or could not be built.
+RIVAL_VERDICTS = ("ruled-out", "passes", "crashed", "error")
 
 _PROBE = r"""
 import hashlib, importlib.util, json, os, re, sys
@@ -87,11 +90,14 @@ class FactResult:
     line: int
     needs: tuple[str, ...] = ()
     control: Optional[tuple[str, str]] = None  # (one of CONTROLS, what was changed) once controls ran
+    rivals: tuple = ()  # (belief, verdict, detail) per rival once controls ran; verdict in RIVAL_VERDICTS
 
     def as_json(self) -> dict:
         out = {"id": self.id, "status": self.status, "detail": self.detail, "file": self.file, "line": self.line}
         if self.control:
             out["control"], out["control_detail"] = self.control
+        if self.rivals:
+            out["rivals"] = [{"belief": b, "verdict": v, "detail": d} for b, v, d in self.rivals]
         return out
 
 
@@ -118,6 +124,17 @@ class Verification:
         for result in self.results.values():
             if result.control:
                 counts[result.control[0]] += 1
+        return counts
+
+    def rival_counts(self) -> dict[str, int]:
+        """Facts whose rivals ran, their rivals, and each verdict's count."""
+        counts = {"facts": 0, "rivals": 0, **dict.fromkeys(RIVAL_VERDICTS, 0)}
+        for result in self.results.values():
+            if result.rivals:
+                counts["facts"] += 1
+                counts["rivals"] += len(result.rivals)
+                for _, verdict, _ in result.rivals:
+                    counts[verdict] += 1
         return counts
 
     @property
@@ -227,8 +244,11 @@ def outside_range(fact: Fact, version: str) -> bool:
 
 def _result(course: Course, fact: Fact, status: str, detail: str, needs, control=None) -> FactResult:
     origin = course.where(fact.id, "facts")
+    rivals = ()
+    if control and len(control) == 3:  # a cached control result carries its rivals' verdicts
+        rivals = _rivals(fact, control[2])
     return FactResult(fact.id, status, detail, origin.file, origin.line, tuple(needs),
-                      tuple(control) if control else None)
+                      tuple(control[:2]) if control else None, rivals)
 
 
 class Worker:
@@ -282,7 +302,8 @@ class Worker:
             fact = facts[message["index"]]
             if "control" in message:
                 results[fact.id] = dataclasses.replace(results[fact.id],
-                                                       control=(message["control"], message["detail"]))
+                                                       control=(message["control"], message["detail"]),
+                                                       rivals=_rivals(fact, message.get("rivals", [])))
                 continue
             skipped = message["status"] == "skip"
             needs = skip_needs(fact, hello["capabilities"]) if skipped else []
@@ -323,6 +344,11 @@ class Worker:
                 for i in range(len(items))]
 
 
+def _rivals(fact: Fact, verdicts: list) -> tuple:
+    """``(belief, verdict, detail)`` for each of the fact's rivals, from the worker's ``[verdict, detail]``."""
+    return tuple((rival.belief, verdict, detail) for rival, (verdict, detail) in zip(fact.rivals, verdicts))
+
+
 def worker_item(fact: Fact, controls: bool = False) -> dict:
     """What the worker needs to know of a fact: its check and the capabilities it requires or excludes
     (with ``controls``, its written control too)."""
@@ -331,6 +357,8 @@ def worker_item(fact: Fact, controls: bool = False) -> dict:
         item["unless"] = list(fact.unless)
     if controls and fact.control:
         item["control"] = fact.control.as_dict()
+    if controls and fact.rivals:
+        item["rivals"] = [{"belief": rival.belief, "world": rival.world} for rival in fact.rivals]
     return item
 
 
@@ -365,9 +393,19 @@ def _valid_entry(entry) -> bool:
             and isinstance(entry[3], str))
 
 
+def _valid_control(entry) -> bool:
+    """``[control, detail, [[verdict, detail], ...]]`` as the cache stores it."""
+    return (isinstance(entry, list) and len(entry) == 3 and entry[0] in CONTROLS and isinstance(entry[1], str)
+            and isinstance(entry[2], list) and all(isinstance(r, list) and len(r) == 2 and r[0] in RIVAL_VERDICTS
+                                                    and isinstance(r[1], str) for r in entry[2]))
+
+
 @functools.lru_cache(maxsize=None)
 def _mutants_hash() -> str:
-    return hashlib.sha256(WORKER.with_name("mutants.py").read_bytes()).hexdigest()[:16]
+    """The code that decides a control's verdict: the changes (``mutants.py``) and how a check's failure
+    is judged (``worker.py``)."""
+    code = WORKER.with_name("mutants.py").read_bytes() + WORKER.read_bytes()
+    return hashlib.sha256(code).hexdigest()[:16]
 
 
 def _today() -> str:
@@ -405,8 +443,8 @@ class _Cache:
             print(f"warning: {self.path}: {len(facts) - len(entries)} corrupt cache entries ignored; "
                   "those facts are checked again", file=sys.stderr)
         controls = data.get("controls")
-        controls = {key: entry for key, entry in controls.items() if isinstance(entry, list) and len(entry) == 2
-                    and entry[0] in CONTROLS and isinstance(entry[1], str)} if isinstance(controls, dict) else {}
+        controls = {key: entry for key, entry in controls.items() if _valid_control(entry)} \
+            if isinstance(controls, dict) else {}
         return hello, entries, controls
 
     def key(self, fact: Fact) -> str:
@@ -444,6 +482,7 @@ class _Cache:
             if result.status != "error":
                 self.entries[self.key(fact)] = [result.status, result.detail, list(result.needs), today]
                 if result.control and not (result.control[0] == "skip" and result.status == "pass"):
-                    self.controls[self.control_key(fact)] = list(result.control)
+                    self.controls[self.control_key(fact)] = [*result.control,
+                                                             [[v, d] for _, v, d in result.rivals]]
         self.path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(self.path, json.dumps({"hello": hello, "facts": self.entries, "controls": self.controls}))

@@ -129,6 +129,18 @@ def _short(value):
     return text if len(text) <= 120 else text[:117] + "..."
 
 
+MESSAGE_LIMIT = 2000  # characters of an exception's message kept in a result
+
+
+def _message(err):
+    """An exception's message, cut to MESSAGE_LIMIT characters (a check's message can be any size)."""
+    try:
+        text = str(err)
+    except Exception:
+        text = "<%s whose message cannot be shown>" % type(err).__name__
+    return text if len(text) <= MESSAGE_LIMIT else text[:MESSAGE_LIMIT - 3] + "..."
+
+
 def _exception_matches(err, name):
     return any(cls.__name__ == name or "%s.%s" % (cls.__module__, cls.__name__) == name
                for cls in type(err).__mro__)
@@ -148,16 +160,49 @@ def run_check(check):
     A check that cannot be compiled, or that runs out of memory, says nothing about its claim:
     ``error``, never ``fail``.
     """
+    return judge(check)[:2]
+
+
+def judge(check):
+    """``(status, detail, at)``: ``run_check``'s result and, for a ``fail``, where it failed.
+
+    ``at`` is ``"assertion"`` where the check failed at its own test (a ``default`` that differs,
+    an ``expr`` that is false, an ``assert`` in the check's code, a ``raises`` whose code raised
+    nothing, a PATH that exists or not as claimed) and ``"crash"`` where something else went wrong
+    on the way (a name that is gone, an exception the check did not ask for). Only the first proves
+    the claim false: a control is caught at the check's assertion or not at all.
+    """
     kind = check_kind(check)
     if kind in CODE_KINDS:
         try:
             compile(check[kind], "<check>", "eval" if kind == "expr" else "exec")
         except (SyntaxError, ValueError) as err:
-            return "error", "the check's code does not compile: %s" % err
+            return "error", "the check's code does not compile: %s" % err, None
     try:
-        return _run_check(kind, check[kind], check)
+        status, detail = _run_check(kind, check[kind], check)
     except MemoryError:
-        return "error", "the check ran out of memory (limit %d MiB)" % (MEMORY_LIMIT >> 20)
+        return "error", "the check ran out of memory (limit %d MiB)" % (MEMORY_LIMIT >> 20), None
+    except _Crash as crash:
+        return "fail", crash.detail, "crash"
+    return status, detail, ("assertion" if status == "fail" else None)
+
+
+class _Crash(Exception):
+    """A check that failed on the way to its test, not at it."""
+
+    def __init__(self, detail):
+        Exception.__init__(self, detail)
+        self.detail = detail
+
+
+def _raised_by_the_check(err):
+    """Whether ``err`` is an AssertionError raised by the check's own code (not inside torch)."""
+    if not isinstance(err, AssertionError):
+        return False
+    tb = err.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_code.co_filename == "<check>"
 
 
 def _run_check(kind, target, check):
@@ -182,7 +227,7 @@ def _run_check(kind, target, check):
         try:
             value = resolve(target)
         except (AttributeError, ImportError) as err:
-            return "fail", "%s does not exist: %s" % (target, err)
+            raise _Crash("%s does not exist: %s" % (target, err))
         if kind == "default":
             if _equal(value, check["equals"]):
                 return "pass", ""
@@ -194,7 +239,7 @@ def _run_check(kind, target, check):
         try:
             params = list(inspect.signature(value).parameters)
         except (TypeError, ValueError) as err:
-            return "fail", "%s has no inspectable signature: %s" % (target, err)
+            raise _Crash("%s has no inspectable signature: %s" % (target, err))
         if params == list(check["params"]):
             return "pass", ""
         return "fail", "expected parameters %s, actual %s" % (check["params"], params)
@@ -206,7 +251,7 @@ def _run_check(kind, target, check):
         except MemoryError:
             raise
         except Exception as err:
-            return "fail", "the expression raised %s: %s" % (type(err).__name__, err)
+            raise _Crash("the expression raised %s: %s" % (type(err).__name__, _message(err)))
         if value:
             return "pass", ""
         return "fail", "expected a truthy value, actual %s" % _short(value)
@@ -216,7 +261,10 @@ def _run_check(kind, target, check):
         except MemoryError:
             raise
         except Exception as err:
-            return "fail", "the snippet raised %s: %s" % (type(err).__name__, err)
+            detail = "the snippet raised %s: %s" % (type(err).__name__, _message(err))
+            if _raised_by_the_check(err):
+                return "fail", detail
+            raise _Crash(detail)
         return "pass", ""
     try:
         _run_code(target)
@@ -225,7 +273,10 @@ def _run_check(kind, target, check):
     except Exception as err:
         if _exception_matches(err, check["error"]):
             return "pass", ""
-        return "fail", "expected %s, actual %s: %s" % (check["error"], type(err).__name__, err)
+        detail = "expected %s, actual %s: %s" % (check["error"], type(err).__name__, _message(err))
+        if _raised_by_the_check(err):
+            return "fail", detail
+        raise _Crash(detail)
     return "fail", "expected %s, but the code raised nothing" % check["error"]
 
 
@@ -568,13 +619,16 @@ def child_main(checks, command_fd, out_fd, output_fd, timeout):
         item = checks[int(line)]
         _limit_cpu(timeout)
         change = _make_change(item.get("mutate"))
+        at = None
         try:
             if change is not None and not change.installed:
                 status, detail = "n/a", ""
+            elif "world" in item and not _build_world(item["world"]):
+                status, detail = "error", "the rival's world could not be built: %s" % _WORLD_ERROR[0]
             else:
-                status, detail = run_check(item["check"])
+                status, detail, at = judge(item["check"])
         except BaseException as err:  # SystemExit, KeyboardInterrupt from checked code
-            status, detail = "error", "the check escaped: %s: %s" % (type(err).__name__, err)
+            status, detail = "error", "the check escaped: %s: %s" % (type(err).__name__, _message(err))
         if os.getpid() != me:  # the copy a forking check made returns here too: it must not report
             os._exit(0)
         leftover = _leftover_process()
@@ -585,8 +639,8 @@ def child_main(checks, command_fd, out_fd, output_fd, timeout):
             status, detail = "error", "the check forked its interpreter; checks must not start processes"
         elif leftover:
             status, detail = "error", "the check left a process running (pid %d); it was ended" % leftover
-        dirty = bool(forked or leftover or flooded or change) or not state.restore(before)
-        result = {"index": item["index"], "status": status, "detail": detail, "dirty": dirty}
+        dirty = bool(forked or leftover or flooded or change or "world" in item) or not state.restore(before)
+        result = {"index": item["index"], "status": status, "detail": detail, "dirty": dirty, "at": at}
         if change is not None:  # a changed world is never handed to the next check
             result.update(change=change.described, seen=change.seen)
         result = json.dumps(result)
@@ -594,6 +648,20 @@ def child_main(checks, command_fd, out_fd, output_fd, timeout):
         if dirty:
             break
     os._exit(0)
+
+
+_WORLD_ERROR = [""]
+
+
+def _build_world(code):
+    """Run a rival's ``world`` (code that makes the rival belief true: a patch of torch, another
+    starting state) before its check; False, with the reason in ``_WORLD_ERROR``, where it raised."""
+    try:
+        _run_code(code)
+    except BaseException as err:
+        _WORLD_ERROR[0] = "%s: %s" % (type(err).__name__, _message(err))
+        return False
+    return True
 
 
 def _mutants():
@@ -827,9 +895,10 @@ def _read_result(child, checks, emit):
     child.buffer = b""
     child.position = None
     if "change" in result:
-        emit(result["index"], result["status"], result["detail"], change=result["change"], seen=result["seen"])
+        emit(result["index"], result["status"], result["detail"], at=result.get("at"), change=result["change"],
+             seen=result["seen"])
     else:
-        emit(result["index"], result["status"], result["detail"])
+        emit(result["index"], result["status"], result["detail"], at=result.get("at"))
     if result["dirty"]:  # the child exits now; a fresh one takes the next check
         child.close()
         return True
@@ -869,9 +938,9 @@ def main():
     statuses = {}  # index -> status, and -1-index -> the status of that fact's written control
     timeout = float(request.get("timeout", 10))
 
-    def emit(index, status, detail):
+    def emit(index, status, detail, at=None):
         if index < 0:
-            statuses[index] = (status, detail)
+            statuses[index] = (status, detail, at)
             return
         statuses[index] = status
         message = {"index": index, "status": status, "detail": detail}
@@ -919,7 +988,7 @@ class _Trials:
             self.pending = [0]
         return None
 
-    def record(self, status, change, seen):
+    def record(self, status, at, change, seen):
         variant = self.pending.pop(0)
         if change is None:  # the variant did not apply: on to the next subject, or to a call's other kinds
             if variant == 0 and seen in ("none", "context"):
@@ -928,29 +997,58 @@ class _Trials:
                 self.pending = []
             return
         self.tried.append(change)
-        if status == "fail":
+        if status == "fail" and at == "assertion":  # a crash in a changed world proves nothing
             self.caught = change
         elif isinstance(variant, int):
             self.pending.append(variant + 1)
 
 
 def run_controls(items, statuses, timeout, slots, send):
-    """For each check that passed: its written control must fail, else changes to what it reads must
-    make it fail. Sends ``{"index", "control": caught|missed|none, "detail"}`` for each."""
+    """For each check that passed: every rival world it names must make it fail at its own assertion
+    (``caught``, else ``missed``); without rivals, its written control must fail, or else changes to
+    what it reads must make it fail, under the same rule (``caught``, ``missed``, or ``none`` where it
+    reads nothing that can be changed). Sends ``{"index", "control", "detail", "rivals"}`` for each,
+    ``rivals`` a ``[verdict, detail]`` per rival: ``ruled-out``, ``passes``, ``crashed`` or ``error``."""
     mutants = _mutants()
+    passed = [index for index, item in enumerate(items) if statuses.get(index) == "pass"]
+    worlds = [(index, rival) for index in passed for rival in items[index].get("rivals", [])]
+    verdicts = {}
+
+    def record_world(n, status, detail, at=None, **_):
+        verdicts[n] = _rival_verdict(status, detail, at)
+
+    runs = [{"index": n, "check": items[index]["check"], "world": rival["world"]}
+            for n, (index, rival) in enumerate(worlds)]
+    if runs:
+        supervise(runs, timeout, record_world, slots)
+    by_fact = {}
+    for n, (index, _) in enumerate(worlds):
+        by_fact.setdefault(index, []).append(verdicts.get(n, ("error", "no result")))
     trials = {}
-    for index, item in enumerate(items):
-        if statuses.get(index) != "pass":
+    for index in passed:
+        item = items[index]
+        if item.get("rivals"):
+            found = by_fact.get(index, [])
+            missed = [(item["rivals"][i].get("belief", "rival %d" % (i + 1)), verdict, detail)
+                      for i, (verdict, detail) in enumerate(found) if verdict != "ruled-out"]
+            if missed:
+                detail = "; ".join("rival '%s' %s%s" % (belief, verdict, (": " + detail) if detail else "")
+                                   for belief, verdict, detail in missed)
+                send({"index": index, "control": "missed", "detail": detail, "rivals": found})
+            else:
+                send({"index": index, "control": "caught", "rivals": found,
+                      "detail": "fails at its assertion in each of its %d rival world(s)" % len(found)})
             continue
         written = statuses.get(-1 - index)
         if written is not None:
-            status, detail = written
-            if status == "fail":
+            status, detail, at = written
+            if status == "fail" and at == "assertion":
                 send({"index": index, "control": "caught", "detail": "its control fails: %s" % detail})
             else:
                 send({"index": index, "control": "missed",
                       "detail": "its control %s: the check cannot tell the claim from its rival" %
-                                ("passes too" if status == "pass" else "gave %s: %s" % (status, detail))})
+                                ("passes too" if status == "pass" else "gave %s (%s): %s" %
+                                 (status, at or "not at its assertion", detail))})
             continue
         trials[index] = _Trials(mutants.subjects(item["check"]), mutants.MAX_TRIES)
     while True:
@@ -961,8 +1059,8 @@ def run_controls(items, statuses, timeout, slots, send):
         runs = [{"index": n, "check": items[index]["check"], "mutate": mutate}
                 for n, (index, mutate) in enumerate(batch)]
 
-        def record(n, status, detail, change=None, seen=None):
-            trials[batch[n][0]].record(status, change, seen)
+        def record(n, status, detail, at=None, change=None, seen=None):
+            trials[batch[n][0]].record(status, at, change, seen)
 
         supervise(runs, timeout, record, slots)
     for index, trial in trials.items():
@@ -970,9 +1068,21 @@ def run_controls(items, statuses, timeout, slots, send):
             send({"index": index, "control": "caught", "detail": "fails when " + trial.caught})
         elif trial.tried:
             send({"index": index, "control": "missed",
-                  "detail": "passes whatever changes: " + "; ".join(trial.tried)})
+                  "detail": "passes, or fails only by crashing, whatever changes: " + "; ".join(trial.tried)})
         else:
             send({"index": index, "control": "none", "detail": "reads nothing from torch that can be changed"})
+
+
+def _rival_verdict(status, detail, at):
+    """``(verdict, detail)`` of a check run in a rival's world: only a failure at the check's own
+    assertion rules the rival out."""
+    if status == "fail" and at == "assertion":
+        return "ruled-out", detail
+    if status == "fail":
+        return "crashed", detail
+    if status == "pass":
+        return "passes", ""
+    return "error", detail
 
 
 # Code that sets precision flags cannot be put back faithfully, so its child exits afterwards;

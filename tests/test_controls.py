@@ -41,6 +41,25 @@ CASES = {
     "control-passes-too": ({"expr": "torch.finfo(torch.float32).eps < 1"},
                            {"expr": "torch.finfo(torch.float32).eps < 2"}, "missed"),
     "not-run": ({"expr": "torch.cuda.device_count() > 0"}, None, "skip"),
+    # a check whose changed worlds only make it crash (flags() raising) is not caught: a crash proves nothing
+    "fails-only-by-crashing": ({"snippet": "with torch.backends.cudnn.flags(enabled=False):\n    pass\n"
+                                           "assert len('ab') == 2"}, None, "missed"),
+}
+
+RIVALS = {
+    # id: (check, [(belief, world)], expected control, expected verdicts)
+    "rival-ruled-out": ({"default": "torch.backends.cudnn.enabled", "equals": True},
+                        [("cuDNN starts disabled", "torch.backends.cudnn.enabled = False")], "caught",
+                        ["ruled-out"]),
+    "rival-passes": ({"expr": "torch.get_num_threads() >= 1"},
+                     [("torch uses one thread", "torch.set_num_threads(1)")], "missed", ["passes"]),
+    "rival-crashes": ({"expr": "torch.backends.mkldnn.is_available() in (True, False)"},
+                      [("oneDNN has no availability query", "torch.backends.mkldnn.is_available = None")],
+                      "missed", ["crashed"]),
+    "rival-world-broken": ({"default": "torch.backends.cudnn.enabled", "equals": True},
+                           [("cuDNN starts disabled", "torch.backends.cudnn.enabled = False"),
+                            ("a world that cannot be built", "raise ValueError('no such world')")],
+                           "missed", ["ruled-out", "error"]),
 }
 
 
@@ -128,3 +147,38 @@ def test_verify_controls_exits_1_on_a_missed_check_and_names_it(tmp_path):
 
     facts = {f["id"]: f for f in json.loads((tmp_path / "v.json").read_text())["facts"]}
     assert facts["flag-default"]["control"] == "caught" and facts["accepts-either"]["control"] == "missed"
+
+
+@pytest.fixture(scope="module")
+def rivalled(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("rivals")
+    facts = [{"id": fact_id, "claim": f"claim {fact_id}", "check": check,
+              "rivals": [{"belief": belief, "world": world} for belief, world in rivals]}
+             for fact_id, (check, rivals, _, _) in RIVALS.items()]
+    (folder / "t.yaml").write_text(yaml.safe_dump({"module": "torch.backends.t", "facts": facts}, sort_keys=False))
+    return verify(load_course(folder), timeout=5, cache_dir=None, controls=True)
+
+
+@pytest.mark.parametrize("fact_id", list(RIVALS))
+def test_each_rival_world_is_judged_at_the_checks_assertion(rivalled, fact_id):
+    result = rivalled.results[fact_id]
+    assert result.control[0] == RIVALS[fact_id][2], result
+    assert [verdict for _, verdict, _ in result.rivals] == RIVALS[fact_id][3], result.rivals
+    assert [belief for belief, _, _ in result.rivals] == [belief for belief, _ in RIVALS[fact_id][1]]
+
+
+def test_rivals_are_counted(rivalled):
+    counts = rivalled.rival_counts()
+    assert counts == {"facts": 4, "rivals": 5, "ruled-out": 2, "passes": 1, "crashed": 1, "error": 1}
+    assert "no such world" in rivalled.results["rival-world-broken"].control[1]
+
+
+def test_a_world_that_does_not_compile_is_a_content_error(tmp_path):
+    folder = tmp_path / "content"
+    folder.mkdir()
+    (folder / "t.yaml").write_text(yaml.safe_dump({"module": "torch.backends.t", "facts": [
+        {"id": "f", "claim": "c", "check": {"expr": "True"},
+         "rivals": [{"belief": "a broken world", "world": "torch.x = ("}]}]}, sort_keys=False))
+    result = CliRunner().invoke(main, ["verify", "--content", str(folder), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2
+    assert "t.yaml:" in result.output and "world does not compile" in result.output
