@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -36,6 +37,22 @@ def _shipped_content() -> str:
     return str(content())
 
 
+class Seconds(click.ParamType):
+    """A timeout: a finite number of seconds above 0 and at most a day (``nan`` and ``inf`` are refused)."""
+
+    name = "seconds"
+    LONGEST = 86400.0
+
+    def convert(self, value, param, ctx):
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(seconds) or not 0 < seconds <= self.LONGEST:
+            self.fail(f"{value!r} is not a number of seconds above 0 and at most {self.LONGEST:g}", param, ctx)
+        return seconds
+
+
 def common_options(command):
     @click.option("--content", "content_dir", default=_shipped_content, show_default="the course torchdeck ships",
                   type=click.Path(file_okay=False), help="Folder of module YAML files (only it is loaded).")
@@ -54,7 +71,7 @@ def common_options(command):
 
 def verify_options(command):
     @click.option("--python", "python", metavar="PATH", help="Check against the torch of another interpreter.")
-    @click.option("--timeout", default=10.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+    @click.option("--timeout", default=10.0, show_default=True, type=Seconds(),
                   help="Seconds a single check may run.")
     @click.option("--no-cache", is_flag=True, help="Run every check afresh.")
     @functools.wraps(command)
@@ -71,29 +88,38 @@ def strict_option(command):
 
 
 class _Terminated(BaseException):
-    """SIGTERM, raised where the program is, so that cleanup (the fact-check worker's) runs."""
+    """SIGTERM or SIGHUP, raised where the program is, so that cleanup (the fact-check worker's, a
+    half-written output's) runs."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
 
 
-def _raise_terminated(*_):
-    raise _Terminated()
+def _raise_terminated(signum, _frame):
+    raise _Terminated(signum)
 
 
 class _Group(click.Group):
-    """Exit 130 on Ctrl-C and 143 on SIGTERM, as shells expect (click would exit 1, the code of a
-    failed fact), after the same cleanup as any other exit."""
+    """Exit 130 on Ctrl-C, 143 on SIGTERM and 129 on SIGHUP (a closed terminal), as shells expect (click
+    would exit 1, the code of a failed fact), after the same cleanup as any other exit."""
 
     def invoke(self, ctx):
         import signal
 
-        signal.signal(signal.SIGTERM, _raise_terminated)
+        for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+            if signum is not None:
+                signal.signal(signum, _raise_terminated)
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
             click.echo("\ninterrupted", err=True)
             ctx.exit(130)
-        except _Terminated:
-            click.echo("\nterminated", err=True)
-            ctx.exit(143)
+        except _Terminated as stop:
+            hangup = stop.signum == getattr(signal, "SIGHUP", None)
+            if not hangup:  # after a hangup the terminal is gone: say nothing
+                click.echo("\nterminated", err=True)
+            ctx.exit(128 + stop.signum)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -528,7 +554,8 @@ def ledger_group():
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.option("--content", "content_dir", default=_shipped_content, show_default="the course torchdeck ships",
               type=click.Path(file_okay=False))
-@click.option("--timeout", default=10.0, show_default=True, help="Seconds a single check may run there.")
+@click.option("--timeout", default=10.0, show_default=True, type=Seconds(),
+              help="Seconds a single check may run there.")
 @guarded
 def ledger_export(path, content_dir, timeout):
     """Write every check as one Python file that any python with torch runs (stdlib and torch only)."""
@@ -587,7 +614,7 @@ def ledger_show(content_dir):
 @main.command("samples")
 @common_options
 @click.option("--python", "python", metavar="PATH", help="Run them with the torch of another interpreter.")
-@click.option("--timeout", default=20.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+@click.option("--timeout", default=20.0, show_default=True, type=Seconds(),
               help="Seconds a single sample may run.")
 @guarded
 def samples_command(content_dir, out_dir, lang, modules, quiet, python, timeout):
