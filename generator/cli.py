@@ -53,6 +53,13 @@ class Seconds(click.ParamType):
         return seconds
 
 
+def _a_number(value, param):
+    """``value``, which FloatRange lets through as ``nan`` (no comparison holds for it): refused."""
+    if value is not None and math.isnan(value):
+        raise click.BadParameter("'nan' is not a number", param=param)
+    return value
+
+
 def common_options(command):
     @click.option("--content", "content_dir", default=_shipped_content, show_default="the course torchdeck ships",
                   type=click.Path(file_okay=False), help="Folder of module YAML files (only it is loaded).")
@@ -752,7 +759,8 @@ def lint_command(content_dir, out_dir, lang, modules, quiet):
 @common_options
 @click.option("--python", "python", metavar="PATH", help="Scan the torch of another interpreter.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the coverage as JSON.")
-@click.option("--fail-under", type=click.FloatRange(0, 100), help="Exit 1 when coverage is below this percent.")
+@click.option("--fail-under", type=click.FloatRange(0, 100), help="Exit 1 when coverage is below this percent.",
+              callback=lambda ctx, param, value: _a_number(value, param))
 def coverage_command(content_dir, out_dir, lang, modules, quiet, python, json_path, fail_under):
     """Public torch.backends names that no fact's check mentions."""
     from .atomic import atomic_write_text

@@ -224,3 +224,8 @@ def test_a_build_with_another_torch_leaves_the_contents_lock_alone(content, tmp_
     updated = run("deck", "--content", content, "--out", out, "--lang", "en", "--python", sys.executable,
                   "--update-lock")
     assert updated.exit_code == 0 and (content / "deck.lock").read_bytes() != lock
+
+
+def test_fail_under_is_a_number(content):
+    result = run("coverage", "--content", content, "--fail-under", "nan")
+    assert result.exit_code == 2 and "'nan' is not a number" in result.output
