@@ -187,7 +187,6 @@ def load_and_verify(content_dir, modules, *, python, timeout, no_cache, out_dir,
     worker = start_worker_if_cold(python, cache_dir)
     try:
         course = load(content_dir, modules, cache_dir)
-        check_ledger(content_dir, course)
         if preflight is not None:
             preflight(course)
     except BaseException:
@@ -298,8 +297,13 @@ def verified_course(content_dir, modules, out_dir, quiet, python=None, timeout=1
                     strict=False, preflight=None):
     """The course to render: with ``strict``, exit 1 when a fact does not hold; otherwise the
     course without the items that rest on such a fact (each one is listed)."""
+    def checked(course):
+        check_ledger(content_dir, course)
+        if preflight is not None:
+            preflight(course)
+
     course, verification = load_and_verify(content_dir, modules, python=python, timeout=timeout,
-                                           no_cache=no_cache, out_dir=out_dir, quiet=quiet, preflight=preflight)
+                                           no_cache=no_cache, out_dir=out_dir, quiet=quiet, preflight=checked)
     verification = with_ledger(verification, course, content_dir)
     if strict:
         report_problems(verification)

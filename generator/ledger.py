@@ -150,9 +150,13 @@ def read_run(path: Path) -> Run:
         if parse_date(data.get("date")) is None:
             line = _line_of(text, "date")
             raise ValueError(f"date {data.get('date')!r} is not a day as YYYY-MM-DD")
+        from .verify import STATUSES
+
         facts = {}
         for k, v in data["facts"].items():
             line = _line_of(text, k)
+            if v["status"] not in STATUSES:
+                raise ValueError(f"the status of {k!r} is {v['status']!r}, not one of {', '.join(STATUSES)}")
             facts[str(k)] = Entry(_text(v["hash"]), _text(v["status"]), _text(v.get("detail", "")),
                                   tuple(_text(n) for n in v.get("needs", ())))
         line = 1

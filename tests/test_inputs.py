@@ -229,3 +229,22 @@ def test_a_build_with_another_torch_leaves_the_contents_lock_alone(content, tmp_
 def test_fail_under_is_a_number(content):
     result = run("coverage", "--content", content, "--fail-under", "nan")
     assert result.exit_code == 2 and "'nan' is not a number" in result.output
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda data: data["facts"]["i-enabled"].update(status="maybe"), "the status of 'i-enabled' is 'maybe'"),
+    (lambda data: data.update(facts=[1]), "not a ledger run"),
+    (lambda data: data.update(date=20261101), "date 20261101 is not a day"),
+])
+def test_a_ledger_value_of_the_wrong_kind_is_located(content, tmp_path, change, message):
+    from generator.loader import load_course
+
+    fact = load_course(content).facts[0]
+    path = ledger.write_run(content, ledger.Run("2.99.0", "3.11.0", "2026-11-01", {}, {},
+                                                {fact.id: ledger.Entry(fact.check_key(), "pass")}))
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data, indent=1))
+    result = run("build", "--content", content, "--out", tmp_path / "build", "--lang", "en")
+    assert result.exit_code == 2 and f"{path}:" in result.output and message in result.output, result.output
+    assert "Traceback" not in result.output and written(tmp_path / "build") == []
