@@ -49,6 +49,17 @@ def module(title: str = "Flags", stem: str = "") -> str:
     return MODULE.replace("LESSON_TITLE", title).replace("STEM ", stem)
 
 
+WORKSHOPS = textwrap.dedent("""\
+    workshops:
+      - id: short
+        title: {en: "WORKSHOP_TITLE", zh: "短"}
+        summary: {en: "A short one 🦩", zh: "短的"}
+        agenda:
+          - lesson: i-lesson
+            questions: [i-q]
+""")
+
+
 @pytest.fixture
 def content(tmp_path):
     folder = tmp_path / "content"
@@ -110,9 +121,11 @@ def test_a_lock_value_that_is_no_time_is_located_before_anything_is_written(cont
         assert written(tmp_path / "build") == [] and lock.read_bytes() == before
 
 
-def test_a_bad_source_date_epoch_fails_build_and_handout_before_anything_is_written(content, tmp_path):
+@pytest.mark.parametrize("command", [("build",), ("quiz",), ("handout", "--workshop", "short")])
+def test_a_bad_source_date_epoch_is_found_before_anything_is_written(content, tmp_path, command):
+    (content / "workshops.yaml").write_text(WORKSHOPS.replace("WORKSHOP_TITLE", "Short"), encoding="utf-8")
     for epoch in ("yesterday", "1e9", "99999999999999999"):
-        result = run("build", "--content", content, "--out", tmp_path / "build", "--lang", "en",
+        result = run(*command, "--content", content, "--out", tmp_path / "build", "--lang", "en",
                      env={"SOURCE_DATE_EPOCH": epoch})
         assert result.exit_code == 2 and f"SOURCE_DATE_EPOCH={epoch!r} is not a count of seconds" in result.output
         assert written(tmp_path / "build") == []
@@ -147,6 +160,25 @@ def test_any_emoji_of_user_content_prints(content, tmp_path):
     assert "🦩" in pdf.pages[0].extract_text()
     fonts = [f.get_object() for page in pdf.pages for f in page["/Resources"]["/Font"].values()]
     assert any(font["/Subtype"] == "/Type3" for font in fonts)  # the colour glyphs
+
+
+@needs_emoji_font
+def test_any_emoji_of_user_content_prints_in_a_handout(content, tmp_path):
+    (content / "cudnn.yaml").write_text(module(title="Flags 🦩 👩‍💻"), encoding="utf-8")
+    (content / "workshops.yaml").write_text(WORKSHOPS.replace("WORKSHOP_TITLE", "Short 🦩"), encoding="utf-8")
+    out = tmp_path / "build"
+    result = run("handout", "--content", content, "--out", out, "--lang", "en", "--workshop", "short")
+    assert result.exit_code == 0, result.output
+    assert (out / "workshop-short.en.handout.pdf").stat().st_size > 0
+
+
+def test_a_workshop_title_too_long_for_its_title_slide_is_located(content, tmp_path):
+    (content / "workshops.yaml").write_text(WORKSHOPS.replace("WORKSHOP_TITLE", "A workshop that goes on " * 20),
+                                            encoding="utf-8")
+    result = run("slides", "--content", content, "--out", tmp_path / "build", "--lang", "en", "--workshop", "short")
+    assert result.exit_code == 2, result.output
+    assert f"{content / 'workshops.yaml'}:2:1: short.title: the title 'A workshop that goes on" in result.output
+    assert "even at 20 pt (en)" in result.output and written(tmp_path / "build") == []
 
 
 def test_an_emoji_in_no_font_is_located_before_anything_is_written(content, tmp_path):
