@@ -280,3 +280,13 @@ def test_a_ledger_value_of_the_wrong_kind_is_located(content, tmp_path, change, 
     result = run("build", "--content", content, "--out", tmp_path / "build", "--lang", "en")
     assert result.exit_code == 2 and f"{path}:" in result.output and message in result.output, result.output
     assert "Traceback" not in result.output and written(tmp_path / "build") == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a device node needs root")
+def test_json_into_a_device_keeps_the_device(content, tmp_path):
+    null = tmp_path / "null"
+    os.mknod(null, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # a /dev/null of our own
+    result = run("verify", "--content", content, "--out", tmp_path / "build", "--json", null, "--report", null)
+    assert result.exit_code == 0, result.output
+    assert stat.S_ISCHR(os.stat(null).st_mode) and sorted(p.name for p in tmp_path.iterdir()) == ["build", "content",
+                                                                                                 "null"]
