@@ -152,7 +152,7 @@ def bad_input(err: ContentError, where) -> click.UsageError:
 
 def check_source_date() -> None:
     """A SOURCE_DATE_EPOCH that is not a count of seconds: exit 2 before anything is verified or written."""
-    from .render.quiz.dates import EpochError, source_date
+    from .epoch import EpochError, source_date
 
     try:
         source_date()
@@ -217,17 +217,35 @@ def check_ledger(content_dir, course: Course) -> None:
         raise bad_input(err, ledger.folder_of(content_dir)) from None
 
 
-def check_emoji(content_dir) -> None:
-    """Every emoji of the content drawn by the shipped cut or the system's emoji font; else exit 2 with each
-    one's file:line, before anything is verified or written (a quiz or handout would fail half-way)."""
-    from .errors import Problem
-    from .fonts import EmojiError, located_emoji_nowhere
+def check_emoji(content_dir):
+    """A preflight (``load_and_verify``): every emoji of the content drawn by the shipped cut or the system's
+    emoji font; else exit 2 with each one's file:line (a quiz or handout would fail half-way)."""
+    def preflight(_course):
+        from .errors import Problem
+        from .fonts import EmojiError, located_emoji_nowhere
 
-    found = located_emoji_nowhere(sorted(Path(content_dir).glob("*.yaml")))
-    if found:
-        reason = str(EmojiError(sorted({emoji for *_, emoji in found})))
-        raise bad_input(ContentError([Problem(file, line, 1, "", f"{reason}; remove it, or install a font with it")
-                                      for file, line, _ in found]), content_dir)
+        found = located_emoji_nowhere(sorted(Path(content_dir).glob("*.yaml")))
+        if found:
+            reason = str(EmojiError(sorted({emoji for *_, emoji in found})))
+            raise bad_input(ContentError([Problem(file, line, 1, "", f"{reason}; remove it, or install a font "
+                                                                     "with it") for file, line, _ in found]),
+                            content_dir)
+
+    return preflight
+
+
+def check_lock(lock: Path, base: Path | None):
+    """A preflight (``load_and_verify``): the deck's lock and the one read under it are manifests; else exit 2
+    with the file:line."""
+    def preflight(_course):
+        from .render import anki
+
+        try:
+            anki.read_lock(lock, base)
+        except BuildError as err:
+            raise click.UsageError(f"{err}; nothing was written") from None
+
+    return preflight
 
 
 def check_titles(lang: str, workshop=None, content_dir=None):
@@ -299,8 +317,9 @@ def verified_course(content_dir, modules, out_dir, quiet, python=None, timeout=1
     course without the items that rest on such a fact (each one is listed)."""
     def checked(course):
         check_ledger(content_dir, course)
-        if preflight is not None:
-            preflight(course)
+        for check in preflight if isinstance(preflight, (list, tuple)) else [preflight]:
+            if check is not None:
+                check(course)
 
     course, verification = load_and_verify(content_dir, modules, python=python, timeout=timeout,
                                            no_cache=no_cache, out_dir=out_dir, quiet=quiet, preflight=checked)
@@ -434,7 +453,7 @@ def deck(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, 
     started = time.perf_counter()
     lock, base = lock_paths(content_dir, out_dir, python, update_lock)
     course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache,
-                                           strict)
+                                           strict, check_lock(lock, base))
     if diff:
         for job in jobs(course, verification, lang, out_dir):
             click.echo(anki.diff(job, lock, base).describe())
@@ -445,14 +464,12 @@ def deck(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, 
 
 
 def lock_paths(content_dir, out_dir, python=None, update_lock=None) -> tuple[Path, Path | None]:
-    """``(the lock this build writes, the lock read under it or None)``, each checked before anything is
-    verified or written (a broken one is exit 2 with its file:line).
+    """``(the lock this build writes, the lock read under it or None)`` (``check_lock`` checks them).
 
     The content's ``deck.lock`` is brought up to date only by a build of a course in a checkout or folder of
     its own (never an installed torchdeck's) with this interpreter's torch, or with ``--update-lock``:
     another torch (``--python``) words every card's verification differently, and would otherwise rewrite
     every entry. Such a build writes ``<out>/deck.lock``, read over the content's."""
-    from .render import anki
     from .resources import is_packaged
 
     content_lock = Path(content_dir) / "deck.lock"
@@ -462,12 +479,7 @@ def lock_paths(content_dir, out_dir, python=None, update_lock=None) -> tuple[Pat
                                "copy (--content) or a checkout instead")
     if update_lock is None:
         update_lock = not packaged and python is None
-    lock, base = (content_lock, None) if update_lock else (Path(out_dir) / "deck.lock", content_lock)
-    try:
-        anki.read_lock(lock, base)
-    except BuildError as err:
-        raise click.UsageError(f"{err}; nothing was written") from None
-    return lock, base
+    return (content_lock, None) if update_lock else (Path(out_dir) / "deck.lock", content_lock)
 
 
 def workshop_options(command):
@@ -541,9 +553,9 @@ def handout(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cach
 
     started = time.perf_counter()
     check_source_date()
-    check_emoji(content_dir)
-    workshop, clock, course, verification = verified_workshop(content_dir, modules, out_dir, quiet, python, timeout,
-                                                              no_cache, strict, workshop_id, start, required=True)
+    workshop, clock, course, verification = verified_workshop(
+        content_dir, modules, out_dir, quiet, python, timeout, no_cache, strict, workshop_id, start, required=True,
+        preflight=lambda _workshop: check_emoji(content_dir))
     options = handout_output.HandoutOptions(workshop=workshop, start=clock)
     paths = [path for job in jobs(course, verification, lang, out_dir) for path in handout_output.render(job, options)]
     paths.append(handout_output.write_script(course, workshop, Path(out_dir)))
@@ -579,10 +591,9 @@ def quiz(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, 
             quiz_output.check_name(name)
     except quiz_output.SelectionError as err:
         raise click.UsageError(str(err)) from None
-    check_emoji(content_dir)
     started = time.perf_counter()
     course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache,
-                                           strict)
+                                           strict, check_emoji(content_dir))
     options = quiz_output.QuizOptions(tags=tags, difficulty=difficulty, count=count, per_module=per_module,
                                       versions=versions, seed=seed, paper=paper, title=title, name=name)
     paths = []
@@ -606,10 +617,9 @@ def build(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache,
 
     started = time.perf_counter()
     check_source_date()
-    check_emoji(content_dir)
     lock, base = lock_paths(content_dir, out_dir, python, update_lock)
-    course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache,
-                                           strict, check_titles(lang))
+    course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache, strict,
+                                           [check_lock(lock, base), check_emoji(content_dir), check_titles(lang)])
     chosen = {"anki": options("anki", lock=lock, base=base, stem=deck_stem(course, modules)),
               "slides": options("slides", per_module=bool(modules)),
               "quiz": options("quiz")}
