@@ -290,3 +290,14 @@ def test_json_into_a_device_keeps_the_device(content, tmp_path):
     assert result.exit_code == 0, result.output
     assert stat.S_ISCHR(os.stat(null).st_mode) and sorted(p.name for p in tmp_path.iterdir()) == ["build", "content",
                                                                                                  "null"]
+
+
+def test_an_installed_courses_lock_is_never_written(content, tmp_path, monkeypatch):
+    from generator import resources
+
+    monkeypatch.setattr(resources, "is_packaged", lambda folder: Path(folder) == content)
+    refused = run("deck", "--content", content, "--out", tmp_path / "build", "--lang", "en", "--update-lock")
+    assert refused.exit_code == 2 and "never written to" in refused.output and written(tmp_path / "build") == []
+    result = run("deck", "--content", content, "--out", tmp_path / "build", "--lang", "en")
+    assert result.exit_code == 0, result.output
+    assert not (content / "deck.lock").exists() and (tmp_path / "build" / "deck.lock").exists()
