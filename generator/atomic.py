@@ -58,7 +58,7 @@ def _written_through(target: Path) -> tuple[Path, bool]:
     except FileNotFoundError:
         return target, False
     if stat.S_ISDIR(mode):
-        raise IsADirectoryError(21, "Is a directory", str(target))
+        raise IsADirectoryError(errno.EISDIR, "Is a directory", str(target))
     return target, not stat.S_ISREG(mode)
 
 
@@ -89,7 +89,8 @@ def read_regular(path: str | Path, limit: int = -1) -> bytes:
     folder, FIFO, socket or device is an OSError, found without waiting on it (a FIFO would block)."""
     mode = os.stat(path).st_mode  # never blocks, whatever the file is
     if stat.S_ISDIR(mode):
-        raise IsADirectoryError(errno.EISDIR, "a folder, not a module file" if str(path).endswith(".yaml") else "a folder, not a file", str(path))
+        what = "a folder, not a module file" if str(path).endswith(".yaml") else "a folder, not a file"
+        raise IsADirectoryError(errno.EISDIR, what, str(path))
     if not stat.S_ISREG(mode):
         raise OSError(errno.EINVAL, "not a regular file (a FIFO, socket or device)", str(path))
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
