@@ -96,9 +96,9 @@ def strict_option(command):
 
 def lock_options(command):
     return click.option("--update-lock/--no-update-lock", "update_lock", default=None,
-                        help="Bring <content>/deck.lock up to date (default: only for a course outside an installed "
-                             "torchdeck, built with this interpreter's torch, not --python's); otherwise <out>/deck.lock "
-                             "is written, started from the content's.")(command)
+                        help="Bring <content>/deck.lock up to date (default: only for a course outside an "
+                             "installed torchdeck, built with this interpreter's torch, not --python's); "
+                             "otherwise <out>/deck.lock is written, started from the content's.")(command)
 
 
 class _Terminated(BaseException):

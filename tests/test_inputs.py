@@ -93,7 +93,8 @@ def test_ledger_import_date_must_be_a_day(content, tmp_path):
     results.write_text("")
     for date in ("yesterday", "2026-13-01", "2026-1-1", "20261101"):
         result = run("ledger", "import", results, "--content", content, "--date", date)
-        assert result.exit_code == 2 and "Invalid value for --date" in result.output and "YYYY-MM-DD" in result.output, result.output
+        assert result.exit_code == 2 and "Invalid value for --date" in result.output, result.output
+        assert "YYYY-MM-DD" in result.output
     assert not (content / "ledger").exists()
 
 

@@ -125,7 +125,8 @@ def _line_of_key(file, key: str) -> int:
         lines = Path(file).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return 1
-    return next((n for n, text in enumerate(lines, 1) if text.lstrip(" " if key.startswith("-") else "").startswith(key)), 1)
+    indented = key.startswith("-")  # a list item sits under its key; a module's own keys start the line
+    return next((n for n, text in enumerate(lines, 1) if (text.lstrip() if indented else text).startswith(key)), 1)
 
 
 def notes_lines(wording: dict, spec: SlideSpec, page: int, pages: int, lang: str) -> list[str]:
