@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -36,6 +37,29 @@ def _shipped_content() -> str:
     return str(content())
 
 
+class Seconds(click.ParamType):
+    """A timeout: a finite number of seconds above 0 and at most a day (``nan`` and ``inf`` are refused)."""
+
+    name = "seconds"
+    LONGEST = 86400.0
+
+    def convert(self, value, param, ctx):
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(seconds) or not 0 < seconds <= self.LONGEST:
+            self.fail(f"{value!r} is not a number of seconds above 0 and at most {self.LONGEST:g}", param, ctx)
+        return seconds
+
+
+def _a_number(value, param):
+    """``value``, which FloatRange lets through as ``nan`` (no comparison holds for it): refused."""
+    if value is not None and math.isnan(value):
+        raise click.BadParameter("'nan' is not a number", param=param)
+    return value
+
+
 def common_options(command):
     @click.option("--content", "content_dir", default=_shipped_content, show_default="the course torchdeck ships",
                   type=click.Path(file_okay=False), help="Folder of module YAML files (only it is loaded).")
@@ -54,7 +78,7 @@ def common_options(command):
 
 def verify_options(command):
     @click.option("--python", "python", metavar="PATH", help="Check against the torch of another interpreter.")
-    @click.option("--timeout", default=10.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+    @click.option("--timeout", default=10.0, show_default=True, type=Seconds(),
                   help="Seconds a single check may run.")
     @click.option("--no-cache", is_flag=True, help="Run every check afresh.")
     @functools.wraps(command)
@@ -70,30 +94,46 @@ def strict_option(command):
                              "what rests on it and build the rest).")(command)
 
 
+def lock_options(command):
+    return click.option("--update-lock/--no-update-lock", "update_lock", default=None,
+                        help="Bring <content>/deck.lock up to date (default: only for a course outside an "
+                             "installed torchdeck, built with this interpreter's torch, not --python's); "
+                             "otherwise <out>/deck.lock is written, started from the content's.")(command)
+
+
 class _Terminated(BaseException):
-    """SIGTERM, raised where the program is, so that cleanup (the fact-check worker's) runs."""
+    """SIGTERM or SIGHUP, raised where the program is, so that cleanup (the fact-check worker's, a
+    half-written output's) runs."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
 
 
-def _raise_terminated(*_):
-    raise _Terminated()
+def _raise_terminated(signum, _frame):
+    raise _Terminated(signum)
 
 
 class _Group(click.Group):
-    """Exit 130 on Ctrl-C and 143 on SIGTERM, as shells expect (click would exit 1, the code of a
-    failed fact), after the same cleanup as any other exit."""
+    """Exit 130 on Ctrl-C, 143 on SIGTERM and 129 on SIGHUP (a closed terminal), as shells expect (click
+    would exit 1, the code of a failed fact), after the same cleanup as any other exit."""
 
     def invoke(self, ctx):
         import signal
 
-        signal.signal(signal.SIGTERM, _raise_terminated)
+        for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+            if signum is not None:
+                signal.signal(signum, _raise_terminated)
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
             click.echo("\ninterrupted", err=True)
             ctx.exit(130)
-        except _Terminated:
-            click.echo("\nterminated", err=True)
-            ctx.exit(143)
+        except _Terminated as stop:
+            hangup = stop.signum == getattr(signal, "SIGHUP", None)
+            if not hangup:  # after a hangup the terminal is gone: say nothing
+                click.echo("\nterminated", err=True)
+            ctx.exit(128 + stop.signum)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -103,6 +143,23 @@ def main():
 
 
 # ------------------------------------------------------------------ helpers
+def bad_input(err: ContentError, where) -> click.UsageError:
+    """Print every problem of ``err`` (file:line: message) and say nothing was written: exit 2."""
+    for problem in err.problems:
+        click.echo(str(problem), err=True)
+    return click.UsageError(f"{len(err.problems)} problem(s) in {where}; nothing was written")
+
+
+def check_source_date() -> None:
+    """A SOURCE_DATE_EPOCH that is not a count of seconds: exit 2 before anything is verified or written."""
+    from .epoch import EpochError, source_date
+
+    try:
+        source_date()
+    except EpochError as err:
+        raise click.UsageError(str(err)) from None
+
+
 def load(content_dir: str, modules=(), cache_dir=None) -> Course:
     """The course, or a clean exit 2 listing every problem of the input."""
     from .loader import load_course
@@ -110,9 +167,7 @@ def load(content_dir: str, modules=(), cache_dir=None) -> Course:
     try:
         course = load_course(content_dir, cache_dir)
     except ContentError as err:
-        for problem in err.problems:
-            click.echo(str(problem), err=True)
-        raise click.UsageError(f"{len(err.problems)} problem(s) in {content_dir}; nothing was written") from None
+        raise bad_input(err, content_dir) from None
     unknown = [m for m in modules if not course.select([m]).modules]
     if unknown:
         known = ", ".join(m.name for m in course.modules)
@@ -120,16 +175,20 @@ def load(content_dir: str, modules=(), cache_dir=None) -> Course:
     return course.select(modules)
 
 
-def load_and_verify(content_dir, modules, *, python, timeout, no_cache, out_dir, quiet, controls=False):
+def load_and_verify(content_dir, modules, *, python, timeout, no_cache, out_dir, quiet, controls=False,
+                    preflight=None):
     """The course and what torch says of its facts.
 
     With nothing cached, the worker starts before the content loads, so that
-    its ``import torch`` overlaps the YAML parsing.
+    its ``import torch`` overlaps the YAML parsing. ``preflight(course)``, called before any fact is checked,
+    raises what the outputs would fail on half-way (a title too long for a slide).
     """
     cache_dir = None if no_cache else Path(out_dir) / ".cache"
     worker = start_worker_if_cold(python, cache_dir)
     try:
         course = load(content_dir, modules, cache_dir)
+        if preflight is not None:
+            preflight(course)
     except BaseException:
         if worker:
             worker.cancel()
@@ -148,17 +207,72 @@ def load_and_verify(content_dir, modules, *, python, timeout, no_cache, out_dir,
     return course, verification
 
 
+def check_ledger(content_dir, course: Course) -> None:
+    """Every ledger file readable as a run (a bad date or value: exit 2 with its file:line)."""
+    from . import ledger
+
+    try:
+        ledger.load(content_dir, course)
+    except ContentError as err:
+        raise bad_input(err, ledger.folder_of(content_dir)) from None
+
+
+def check_emoji(content_dir):
+    """A preflight (``load_and_verify``): every emoji of the content drawn by the shipped cut or the system's
+    emoji font; else exit 2 with each one's file:line (a quiz or handout would fail half-way)."""
+    def preflight(_course):
+        from .errors import Problem
+        from .fonts import EmojiError, located_emoji_nowhere
+
+        found = located_emoji_nowhere(sorted(Path(content_dir).glob("*.yaml")))
+        if found:
+            reason = str(EmojiError(sorted({emoji for *_, emoji in found})))
+            raise bad_input(ContentError([Problem(file, line, 1, "", f"{reason}; remove it, or install a font "
+                                                                     "with it") for file, line, _ in found]),
+                            content_dir)
+
+    return preflight
+
+
+def check_lock(lock: Path, base: Path | None):
+    """A preflight (``load_and_verify``): the deck's lock and the one read under it are manifests; else exit 2
+    with the file:line."""
+    def preflight(_course):
+        from .render import anki
+
+        try:
+            anki.read_lock(lock, base)
+        except BuildError as err:
+            raise click.UsageError(f"{err}; nothing was written") from None
+
+    return preflight
+
+
+def check_titles(lang: str, workshop=None, content_dir=None):
+    """A preflight (``load_and_verify``): every title the content gives a slide fits it; else exit 2."""
+    def preflight(course):
+        from .render import slides as slides_output
+        from .workshops import course_for
+
+        shown = course_for(workshop, course) if workshop is not None else course
+        file = Path(content_dir) / "workshops.yaml" if content_dir is not None else None
+        problems = [p for code in languages(lang) for p in slides_output.title_problems(shown, code, workshop, file)]
+        if problems:
+            raise bad_input(ContentError(problems), "the slide titles")
+
+    return preflight
+
+
 def with_ledger(verification: Verification, course: Course, content_dir) -> Verification:
     """``verification`` with the runs the ledger recorded elsewhere (other torches, other machines)."""
     import dataclasses
 
     from . import ledger
-    from .errors import BuildError
 
     try:
         runs = ledger.load(content_dir, course)
-    except BuildError as err:
-        raise Failure(str(err)) from None
+    except ContentError as err:
+        raise bad_input(err, ledger.folder_of(content_dir)) from None
     here = ledger.label(verification.torch, verification.build)
     return dataclasses.replace(verification, elsewhere=tuple(r for r in runs if r.label != here))
 
@@ -198,11 +312,17 @@ def languages(lang: str) -> tuple[str, ...]:
 
 
 def verified_course(content_dir, modules, out_dir, quiet, python=None, timeout=10.0, no_cache=False,
-                    strict=False):
+                    strict=False, preflight=None):
     """The course to render: with ``strict``, exit 1 when a fact does not hold; otherwise the
     course without the items that rest on such a fact (each one is listed)."""
+    def checked(course):
+        check_ledger(content_dir, course)
+        for check in preflight if isinstance(preflight, (list, tuple)) else [preflight]:
+            if check is not None:
+                check(course)
+
     course, verification = load_and_verify(content_dir, modules, python=python, timeout=timeout,
-                                           no_cache=no_cache, out_dir=out_dir, quiet=quiet)
+                                           no_cache=no_cache, out_dir=out_dir, quiet=quiet, preflight=checked)
     verification = with_ledger(verification, course, content_dir)
     if strict:
         report_problems(verification)
@@ -242,6 +362,8 @@ def guarded(function):
     def wrapper(*args, **kwargs):
         try:
             return function(*args, **kwargs)
+        except ContentError as err:
+            raise bad_input(err, "the input") from None
         except BuildError as err:
             raise Failure(str(err)) from None
         except OSError as err:
@@ -321,38 +443,43 @@ def report_controls(verification: Verification, quiet: bool) -> None:
 @common_options
 @verify_options
 @strict_option
+@lock_options
 @click.option("--diff", is_flag=True, help="List notes added, changed and removed against content/deck.lock; write nothing.")
 @guarded
-def deck(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict, diff):
+def deck(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict, update_lock, diff):
     """Build the Anki packages (one per language)."""
     from .render import anki
 
     started = time.perf_counter()
+    lock, base = lock_paths(content_dir, out_dir, python, update_lock)
     course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache,
-                                           strict)
-    lock = lock_path(content_dir, out_dir)
+                                           strict, check_lock(lock, base))
     if diff:
         for job in jobs(course, verification, lang, out_dir):
-            click.echo(anki.diff(job, lock).describe())
+            click.echo(anki.diff(job, lock, base).describe())
         return
-    options = anki.AnkiOptions(lock=lock, stem=deck_stem(course, modules))
+    options = anki.AnkiOptions(lock=lock, stem=deck_stem(course, modules), base=base)
     paths = [path for job in jobs(course, verification, lang, out_dir) for path in anki.render(job, options)]
     finish("deck", paths, started, verification, quiet)
 
 
-def lock_path(content_dir, out_dir) -> Path:
-    """The deck's lock: ``<content>/deck.lock``; for the course an installed torchdeck ships (never
-    written to), ``<out>/deck.lock``, started from the shipped one."""
+def lock_paths(content_dir, out_dir, python=None, update_lock=None) -> tuple[Path, Path | None]:
+    """``(the lock this build writes, the lock read under it or None)`` (``check_lock`` checks them).
+
+    The content's ``deck.lock`` is brought up to date only by a build of a course in a checkout or folder of
+    its own (never an installed torchdeck's) with this interpreter's torch, or with ``--update-lock``:
+    another torch (``--python``) words every card's verification differently, and would otherwise rewrite
+    every entry. Such a build writes ``<out>/deck.lock``, read over the content's."""
     from .resources import is_packaged
 
-    shipped = Path(content_dir) / "deck.lock"
-    if not is_packaged(content_dir):
-        return shipped
-    own = Path(out_dir) / "deck.lock"
-    if not own.exists() and shipped.exists():
-        own.parent.mkdir(parents=True, exist_ok=True)
-        own.write_bytes(shipped.read_bytes())
-    return own
+    content_lock = Path(content_dir) / "deck.lock"
+    packaged = is_packaged(content_dir)
+    if update_lock and packaged:
+        raise click.UsageError("--update-lock: the course of an installed torchdeck is never written to; build a "
+                               "copy (--content) or a checkout instead")
+    if update_lock is None:
+        update_lock = not packaged and python is None
+    return (content_lock, None) if update_lock else (Path(out_dir) / "deck.lock", content_lock)
 
 
 def workshop_options(command):
@@ -394,11 +521,12 @@ def workshop_build_options(command):
 
 
 def verified_workshop(content_dir, modules, out_dir, quiet, python, timeout, no_cache, strict, workshop_id, start,
-                      required=False):
+                      required=False, preflight=None):
     """``(workshop or None, start, course, verification)``: the workshop asked for is checked first, then the
-    course is verified as every build verifies it."""
+    course is verified as every build verifies it. ``preflight(workshop)``: a preflight for that workshop."""
     workshop, clock = chosen_workshop(content_dir, workshop_id, start, modules, required)
-    course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache, strict)
+    course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache, strict,
+                                           preflight(workshop) if preflight else None)
     return workshop, clock, course, verification
 
 
@@ -409,8 +537,9 @@ def slides(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache
     from .render import slides as slides_output
 
     started = time.perf_counter()
-    workshop, clock, course, verification = verified_workshop(content_dir, modules, out_dir, quiet, python, timeout,
-                                                              no_cache, strict, workshop_id, start)
+    workshop, clock, course, verification = verified_workshop(
+        content_dir, modules, out_dir, quiet, python, timeout, no_cache, strict, workshop_id, start,
+        preflight=lambda workshop: check_titles(lang, workshop, content_dir))
     options = slides_output.SlidesOptions(per_module=bool(modules), workshop=workshop, start=clock)
     paths = [path for job in jobs(course, verification, lang, out_dir) for path in slides_output.render(job, options)]
     finish("slides", paths, started, verification, quiet)
@@ -423,8 +552,10 @@ def handout(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cach
     from .render import handout as handout_output
 
     started = time.perf_counter()
-    workshop, clock, course, verification = verified_workshop(content_dir, modules, out_dir, quiet, python, timeout,
-                                                              no_cache, strict, workshop_id, start, required=True)
+    check_source_date()
+    workshop, clock, course, verification = verified_workshop(
+        content_dir, modules, out_dir, quiet, python, timeout, no_cache, strict, workshop_id, start, required=True,
+        preflight=lambda _workshop: check_emoji(content_dir))
     options = handout_output.HandoutOptions(workshop=workshop, start=clock)
     paths = [path for job in jobs(course, verification, lang, out_dir) for path in handout_output.render(job, options)]
     paths.append(handout_output.write_script(course, workshop, Path(out_dir)))
@@ -454,15 +585,15 @@ def quiz(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, 
 
     if count and per_module:
         raise click.UsageError("--count and --per-module exclude each other: give one")
+    check_source_date()  # before verifying: a bad SOURCE_DATE_EPOCH fails at once
     try:
-        quiz_output.source_date()  # before verifying: a bad SOURCE_DATE_EPOCH fails at once
         if name:
             quiz_output.check_name(name)
-    except (quiz_output.SelectionError, quiz_output.EpochError) as err:
+    except quiz_output.SelectionError as err:
         raise click.UsageError(str(err)) from None
     started = time.perf_counter()
     course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache,
-                                           strict)
+                                           strict, check_emoji(content_dir))
     options = quiz_output.QuizOptions(tags=tags, difficulty=difficulty, count=count, per_module=per_module,
                                       versions=versions, seed=seed, paper=paper, title=title, name=name)
     paths = []
@@ -478,15 +609,18 @@ def quiz(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, 
 @common_options
 @verify_options
 @strict_option
+@lock_options
 @guarded
-def build(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict):
+def build(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict, update_lock):
     """Verify once, then build every output (deck, slides, quizzes) with its defaults."""
     from .render import OUTPUTS, options, output
 
     started = time.perf_counter()
-    course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache,
-                                           strict)
-    chosen = {"anki": options("anki", lock=lock_path(content_dir, out_dir), stem=deck_stem(course, modules)),
+    check_source_date()
+    lock, base = lock_paths(content_dir, out_dir, python, update_lock)
+    course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache, strict,
+                                           [check_lock(lock, base), check_emoji(content_dir), check_titles(lang)])
+    chosen = {"anki": options("anki", lock=lock, base=base, stem=deck_stem(course, modules)),
               "slides": options("slides", per_module=bool(modules)),
               "quiz": options("quiz")}
     paths = []
@@ -528,7 +662,8 @@ def ledger_group():
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.option("--content", "content_dir", default=_shipped_content, show_default="the course torchdeck ships",
               type=click.Path(file_okay=False))
-@click.option("--timeout", default=10.0, show_default=True, help="Seconds a single check may run there.")
+@click.option("--timeout", default=10.0, show_default=True, type=Seconds(),
+              help="Seconds a single check may run there.")
 @guarded
 def ledger_export(path, content_dir, timeout):
     """Write every check as one Python file that any python with torch runs (stdlib and torch only)."""
@@ -554,6 +689,8 @@ def ledger_import(paths, content_dir, date):
 
     from . import ledger
 
+    if date is not None and ledger.parse_date(date) is None:
+        raise click.BadParameter(f"{date!r} is not a day as YYYY-MM-DD", param_hint="--date")
     course = load(content_dir)
     for path in paths:
         when = date or datetime.date.fromtimestamp(Path(path).stat().st_mtime).isoformat()
@@ -587,7 +724,7 @@ def ledger_show(content_dir):
 @main.command("samples")
 @common_options
 @click.option("--python", "python", metavar="PATH", help="Run them with the torch of another interpreter.")
-@click.option("--timeout", default=20.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+@click.option("--timeout", default=20.0, show_default=True, type=Seconds(),
               help="Seconds a single sample may run.")
 @guarded
 def samples_command(content_dir, out_dir, lang, modules, quiet, python, timeout):
@@ -636,7 +773,8 @@ def lint_command(content_dir, out_dir, lang, modules, quiet):
 @common_options
 @click.option("--python", "python", metavar="PATH", help="Scan the torch of another interpreter.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the coverage as JSON.")
-@click.option("--fail-under", type=click.FloatRange(0, 100), help="Exit 1 when coverage is below this percent.")
+@click.option("--fail-under", type=click.FloatRange(0, 100), help="Exit 1 when coverage is below this percent.",
+              callback=lambda ctx, param, value: _a_number(value, param))
 def coverage_command(content_dir, out_dir, lang, modules, quiet, python, json_path, fail_under):
     """Public torch.backends names that no fact's check mentions."""
     from .atomic import atomic_write_text

@@ -36,3 +36,13 @@ class BuildError(Exception):
     def __init__(self, message: str, output: str = ""):
         self.output = output
         super().__init__(message if not output else f"{message}\n{output.rstrip()}")
+
+
+def printable(text: str) -> str:
+    """``text`` as any UTF-8 file can hold it: a lone surrogate (a check's message may carry one, through
+    JSON's ``\\ud800``) becomes its escape, ``\\ud800``, instead of failing every write of it."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")

@@ -9,6 +9,7 @@ editing a check invalidates what was recorded for it.
 """
 from __future__ import annotations
 
+import errno
 import json
 import re
 from dataclasses import dataclass, field
@@ -16,8 +17,8 @@ from json.encoder import encode_basestring
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Optional
 
-from .atomic import atomic_write_text
-from .errors import BuildError
+from .atomic import atomic_write_text, read_regular
+from .errors import BuildError, ContentError, Problem, printable
 
 if TYPE_CHECKING:
     from .model import Course
@@ -118,18 +119,65 @@ def load(content_dir, course: Course) -> tuple[Run, ...]:
     return tuple(read_run(path).current(course, keys)[0] for path in sorted(folder.glob("*.json")))
 
 
-def read_run(path: Path) -> Run:
+def parse_date(value) -> Optional[str]:
+    """``value`` where it is a day written ``YYYY-MM-DD``; None otherwise."""
+    import datetime
+
+    if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        return None
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        return datetime.date.fromisoformat(value).isoformat()
+    except ValueError:
+        return None
+
+
+def read_run(path: Path) -> Run:
+    """The run recorded at ``path``; a ContentError at its file:line where it is not one (exit 2: a ledger
+    file is input, checked before anything is written)."""
+    line = 1
+    text = ""
+    try:
+        text = read_regular(path).decode("utf-8")
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as err:
+            line = err.lineno
+            raise ValueError(err.msg) from None
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
         if data.get("version") != VERSION:
             raise ValueError(f"unknown version {data.get('version')!r} (expected {VERSION})")
-        facts = {str(k): Entry(str(v["hash"]), str(v["status"]), str(v.get("detail", "")),
-                               tuple(str(n) for n in v.get("needs", ())))
-                 for k, v in data["facts"].items()}
-        return Run(str(data["torch"]), str(data["python"]), str(data["date"]), dict(data.get("build") or {}),
+        if parse_date(data.get("date")) is None:
+            line = _line_of(text, "date")
+            raise ValueError(f"date {data.get('date')!r} is not a day as YYYY-MM-DD")
+        from .verify import STATUSES
+
+        facts = {}
+        for k, v in data["facts"].items():
+            line = _line_of(text, k)
+            if v["status"] not in STATUSES:
+                raise ValueError(f"the status of {k!r} is {v['status']!r}, not one of {', '.join(STATUSES)}")
+            facts[str(k)] = Entry(_text(v["hash"]), _text(v["status"]), _text(v.get("detail", "")),
+                                  tuple(_text(n) for n in v.get("needs", ())))
+        line = 1
+        return Run(_text(data["torch"]), _text(data["python"]), data["date"], dict(data.get("build") or {}),
                    dict(data.get("capabilities") or {}), facts)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
-        raise BuildError(f"{path}: not a ledger run ({err}); restore it from git or delete it") from None
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as err:
+        if isinstance(err, OSError) and err.errno not in (errno.EINVAL, errno.EISDIR):
+            raise  # an I/O failure, not a bad ledger file
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else err
+        raise ContentError([Problem(str(path), line, 1, "", f"not a ledger run ({reason}); restore it from git "
+                                                            "or delete it")]) from None
+
+
+def _line_of(text: str, key: str) -> int:
+    at = text.find(encode_basestring(key) + ":")
+    return text.count("\n", 0, at) + 1 if at >= 0 else 1
+
+
+def _text(value) -> str:
+    """``value`` as text that any file can hold: a lone surrogate (from a check's message) is escaped."""
+    return printable(str(value))
 
 
 def write_run(content_dir, run: Run) -> Path:
@@ -203,7 +251,7 @@ def import_results(lines: Iterable[str], course: Course, date: str, where: str =
         if fact is None or fact.check_key() != message.get("hash"):
             stale += 1
             continue
-        status, detail = str(message["status"]), str(message.get("detail", ""))
+        status, detail = _text(message["status"]), _text(message.get("detail", ""))
         needs: tuple[str, ...] = ()
         if hello is not None and outside_range(fact, hello["torch"]):
             status, detail, needs = "skip", f"torch {hello['torch']} is outside {fact.torch}", (TORCH_RANGE,)
@@ -212,6 +260,6 @@ def import_results(lines: Iterable[str], course: Course, date: str, where: str =
         facts[fact.id] = Entry(fact.check_key(), status, detail, needs)
     if hello is None:
         raise BuildError(f"{where}: no 'hello' line: the check file did not start (see its error output)")
-    return Imported(Run(str(hello["torch"]), str(hello["python"]), date, dict(hello.get("build") or {}),
+    return Imported(Run(_text(hello["torch"]), _text(hello["python"]), date, dict(hello.get("build") or {}),
                         dict(hello.get("capabilities") or {}), facts), stale)
 

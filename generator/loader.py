@@ -15,7 +15,7 @@ from typing import Optional
 import yaml
 from pydantic import ValidationError
 
-from .atomic import atomic_write_bytes
+from .atomic import atomic_write_bytes, read_regular
 from .diagram_names import DIAGRAM_NAMES
 from .errors import ContentError, Problem
 from .model import Course, Module, Origin, Workshop, WorkshopFile
@@ -66,10 +66,7 @@ def _load_file(path: Path, problems: list[Problem], cache_dir: Optional[Path], t
     """``(file name, validated model, positions)``; None (with problems recorded) where it does not load."""
     name = str(path)
     try:
-        if path.is_dir():
-            raise IsADirectoryError(21, "a folder, not a module file")
-        with open(path, "rb") as stream:
-            raw = stream.read(MAX_FILE_BYTES + 1)
+        raw = _read_regular(path)
     except OSError as err:
         problems.append(Problem(name, 1, 1, "", f"cannot read: {err.strerror or err}"))
         return None
@@ -89,6 +86,10 @@ def _load_file(path: Path, problems: list[Problem], cache_dir: Optional[Path], t
         problems.extend(_problem_from(e, data, positions, name) for e in err.errors())
         return None
     return name, validated, positions
+
+
+def _read_regular(path: Path) -> bytes:
+    return read_regular(path, MAX_FILE_BYTES + 1)
 
 
 _PARSE_VERSION = b"torchdeck-parse-2"
@@ -177,6 +178,8 @@ _PLAIN_TAGS = {f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "
 
 
 _ALIASED = "alias met"  # marks ``seen`` when a node was met twice
+_TOO_DEEP = "too deep"  # marks ``seen`` once a node deeper than MAX_DEPTH was reported
+MAX_DEPTH = 40  # levels of mappings and lists; the course's deepest value is under 10
 
 
 def _to_python(node, path: tuple, positions: Positions, name: str, problems: list[Problem], seen: set):
@@ -187,6 +190,12 @@ def _to_python(node, path: tuple, positions: Positions, name: str, problems: lis
     cycle. Tags are refused too: content is plain data.
     """
     line, col = node.start_mark.line + 1, node.start_mark.column + 1
+    if len(path) > MAX_DEPTH:
+        if _TOO_DEEP not in seen:  # once per file: the nodes below are not looked at
+            seen.add(_TOO_DEEP)
+            problems.append(Problem(name, line, col, _dotted(path[:MAX_DEPTH]),
+                                    f"nested more than {MAX_DEPTH} levels deep: content is never that deep"))
+        return None
     if id(node) in seen:
         seen.add(_ALIASED)
         return None

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
 from .atomic import atomic_write_text
+from .errors import printable
 
 if TYPE_CHECKING:  # not imported at run time: the CLI starts the worker before pydantic loads
     from .model import Course, Fact
@@ -247,8 +248,8 @@ def _result(course: Course, fact: Fact, status: str, detail: str, needs, control
     rivals = ()
     if control and len(control) == 3:  # a cached control result carries its rivals' verdicts
         rivals = _rivals(fact, control[2])
-    return FactResult(fact.id, status, detail, origin.file, origin.line, tuple(needs),
-                      tuple(control[:2]) if control else None, rivals)
+    return FactResult(fact.id, status, printable(detail), origin.file, origin.line, tuple(needs),
+                      (control[0], printable(control[1])) if control else None, rivals)
 
 
 class Worker:
@@ -302,7 +303,7 @@ class Worker:
             fact = facts[message["index"]]
             if "control" in message:
                 results[fact.id] = dataclasses.replace(results[fact.id],
-                                                       control=(message["control"], message["detail"]),
+                                                       control=(message["control"], printable(message["detail"])),
                                                        rivals=_rivals(fact, message.get("rivals", [])))
                 continue
             skipped = message["status"] == "skip"
@@ -337,7 +338,7 @@ class Worker:
         for line in self.process.stdout:
             message = json.loads(line)
             if "index" in message:
-                results[message["index"]] = (message["status"], message["detail"])
+                results[message["index"]] = (message["status"], printable(message["detail"]))
         stderr = self.process.stderr.read()
         self.process.wait()
         return [results.get(i, ("error", f"the worker stopped early: {stderr.strip()[-300:]}"))
@@ -346,7 +347,7 @@ class Worker:
 
 def _rivals(fact: Fact, verdicts: list) -> tuple:
     """``(belief, verdict, detail)`` for each of the fact's rivals, from the worker's ``[verdict, detail]``."""
-    return tuple((rival.belief, verdict, detail) for rival, (verdict, detail) in zip(fact.rivals, verdicts))
+    return tuple((rival.belief, verdict, printable(detail)) for rival, (verdict, detail) in zip(fact.rivals, verdicts))
 
 
 def worker_item(fact: Fact, controls: bool = False) -> dict:

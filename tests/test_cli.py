@@ -177,9 +177,10 @@ def test_a_module_selection_verifies_and_renders_facts_cited_from_other_modules(
     assert result.exit_code == 0, result.output
 
 
-@pytest.mark.parametrize("how, code", [("TERM", 143), ("KILL", -9)])
+@pytest.mark.parametrize("how, code", [("TERM", 143), ("HUP", 129), ("KILL", -9)])
 def test_no_process_outlives_torchdeck(content, tmp_path, how, code):
-    """SIGTERM exits 143 after cleanup; even SIGKILL, which allows none, leaves no check's process behind."""
+    """SIGTERM exits 143 and SIGHUP (a closed terminal) 129 after cleanup; even SIGKILL, which allows none,
+    leaves no check's process behind."""
     import signal
     import time
 

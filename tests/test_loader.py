@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import os
 import textwrap
 
 import pytest
@@ -276,12 +277,27 @@ def test_the_billion_laughs_load_is_quick(tmp_path):
     (lambda d: (d / "x.yaml").symlink_to(d / "nowhere.yaml"), "cannot read"),      # dangling
     (lambda d: (d / "x.yaml").write_bytes(b"module: torch.backends.x\n" + b"#" * (9 * 1024 * 1024)), "larger than"),
     (lambda d: (d / "x.yaml").write_bytes(b"module: torch.backends.x\nsummary: \xff\n"), "not UTF-8"),
+    (lambda d: os.mkfifo(d / "x.yaml"), "not a regular file"),                        # would block forever
+    (lambda d: (d / "x.yaml").symlink_to("/dev/zero"), "not a regular file"),         # would never end
 ])
 def test_unreadable_paths_are_located_errors(tmp_path, make, message):
     write(tmp_path, "a.yaml", {"module": "torch.backends.a", "facts": VALID["facts"]})
     make(tmp_path)
     problems = problems_for(tmp_path)
     assert [p.file.rsplit("/", 1)[-1] for p in problems] == ["x.yaml"] and message in problems[0].message
+    result = CliRunner().invoke(main, ["lint", "--content", str(tmp_path)])
+    assert result.exit_code == 2 and "Traceback" not in result.output and "x.yaml:" in result.output
+
+
+@pytest.mark.parametrize("text, line", [
+    ("module: torch.backends.x\nsummary: " + "[" * 500 + "]" * 500 + "\n", 2),   # flow lists, 500 deep
+    ("module: torch.backends.x\nsummary:\n" + "".join(" " * i + "k:\n" for i in range(1, 600)), 43),
+])
+def test_deep_nesting_is_a_located_error_not_a_recursion_error(tmp_path, text, line):
+    (tmp_path / "x.yaml").write_text(text)
+    problems = problems_for(tmp_path)
+    assert len(problems) == 1 and "nested more than 40 levels deep" in problems[0].message
+    assert problems[0].line == line, str(problems[0])
     result = CliRunner().invoke(main, ["lint", "--content", str(tmp_path)])
     assert result.exit_code == 2 and "Traceback" not in result.output and "x.yaml:" in result.output
 

@@ -509,9 +509,14 @@ def test_english_quizzes_use_only_embedded_and_shipped_fonts(en):
     assert "Noto Color Emoji" in typst.Fonts(include_system_fonts=False, font_paths=[str(FONTS_FOLDER)]).families()
 
 
-def test_an_emoji_the_shipped_font_lacks_is_a_clear_error(lab_course, lab_verification, tmp_path, monkeypatch):
-    monkeypatch.setattr(quiz, "unprintable_emoji", lambda texts: ["🦄"])
-    with pytest.raises(BuildError, match=r"the emoji 🦄 are not in the emoji font torchdeck ships.*make_emoji_font"):
+def test_an_emoji_in_no_font_is_a_clear_error(lab_course, lab_verification, tmp_path, monkeypatch):
+    """One the shipped cut lacks, on a machine without the system's emoji font (tests/test_inputs.py: found,
+    located, before anything is written; with the font, it prints)."""
+    from generator import fonts
+
+    monkeypatch.setattr(fonts, "unprintable_emoji", lambda texts: ["🦄"])
+    monkeypatch.setattr(fonts, "system_emoji_font", lambda: None)
+    with pytest.raises(BuildError, match=r"the emoji 🦄 \(U\+1F984\) are in no font here.*fonts-noto-color-emoji"):
         _render(lab_course, lab_verification, "en", tmp_path / "emoji")
 
 

@@ -16,13 +16,12 @@ from pathlib import Path
 
 from .. import resources
 from ..atomic import atomic_write_bytes, atomic_write_text
-from ..errors import BuildError
-from ..fonts import EMOJI, unprintable_emoji
+from ..fonts import EMOJI
 from ..model import Course, Workshop
 from ..wording import words as all_words
 from ..workshops import REFERENCE, agenda_lines, clock, course_for, file_stem, lessons_of, schedule
 from .base import RenderJob
-from .quiz import CJK_FONT, EMOJI_FONT, LATIN_FONT, MONO_FONT, code_lines, rich, typeset
+from .quiz import CJK_FONT, EMOJI_FONT, FONT_FOLDERS, LATIN_FONT, MONO_FONT, code_lines, emoji_folders, rich, typeset
 from .quiz.dates import edition_date
 
 TEMPLATE = resources.templates() / "handout.typ"
@@ -72,9 +71,11 @@ def handout_data(job: RenderJob, options: HandoutOptions) -> dict:
         "links": links(job, lessons, phrases["handout"]["docs"]),
     }
     fonts = [LATIN_FONT, CJK_FONT] if job.lang == "zh" else [LATIN_FONT]
-    if _needs_emoji(data):
+    folders = emoji_folders(_strings(data))
+    if any(EMOJI.search(text) for text in _printed(data)):
         fonts.append(EMOJI_FONT)
-    return {**data, "fonts": fonts, "mono_fonts": [MONO_FONT, *fonts[1:]]}
+    return {**data, "fonts": fonts, "mono_fonts": [MONO_FONT, *fonts[1:]],
+            **({FONT_FOLDERS: list(folders)} if folders else {})}
 
 
 def links(job: RenderJob, lessons, docs_label: str) -> list[dict]:
@@ -91,15 +92,21 @@ def links(job: RenderJob, lessons, docs_label: str) -> list[dict]:
     return found
 
 
-def _needs_emoji(data: dict) -> bool:
-    """Whether the handout prints an emoji (a lesson title's 🎮); one the shipped font lacks is an error."""
-    texts = [data["title"], *(lesson["title"] for lesson in data["lessons"]),
-             *(part["t"] for lesson in data["lessons"] for point in lesson["points"] for part in point)]
-    missing = unprintable_emoji(texts)
-    if missing:
-        raise BuildError(f"the emoji {' '.join(missing)} are not in the emoji font torchdeck ships; "
-                         "regenerate it with tools/make_emoji_font.py")
-    return any(EMOJI.search(text) for text in texts)
+def _strings(value) -> list[str]:
+    """Every text of a document's data, wherever it is printed."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in _strings(item)]
+    if isinstance(value, (list, tuple)):
+        return [s for item in value for s in _strings(item)]
+    return []
+
+
+def _printed(data: dict) -> list[str]:
+    """The texts of the handout an emoji may be in (a lesson title's 🎮)."""
+    return [data["title"], *(lesson["title"] for lesson in data["lessons"]),
+            *(part["t"] for lesson in data["lessons"] for point in lesson["points"] for part in point)]
 
 
 # ------------------------------------------------------------------ the script

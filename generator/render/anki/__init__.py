@@ -12,12 +12,13 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
 import genanki
 from markupsafe import escape
 
 from ...card_diagrams import Variant, card_diagram_filename, card_diagram_png
-from .lock import Changes, compare, read_manifest, stamp, write_manifest
+from .lock import Changes, Manifest, compare, merged, read_manifest, stamp, write_manifest
 from .models import NOTE_TYPES, stable_id
 from .notes import ROOT_DECK, NoteSpec, build_notes, deck_name
 from .package import PackagedNote, collection, write_apkg
@@ -50,21 +51,31 @@ class DeckDiff:
 
 @dataclass(frozen=True)
 class AnkiOptions:
-    """``lock``: the manifest of note ids and changes (``deck.lock``); ``stem``: the package's file name."""
+    """``lock``: the manifest of note ids and changes (``deck.lock``) this build brings up to date;
+    ``base``: a manifest read with it but never written (the content's, where the build writes its own
+    lock to the out folder); ``stem``: the package's file name."""
 
     lock: Path
     stem: str = STEM
+    base: Optional[Path] = None
+
+
+def read_lock(lock: Path, base: Optional[Path] = None) -> Manifest:
+    """The manifest a build starts from: ``lock``, with ``base`` under it (each entry the newer of the two)."""
+    if base is None or Path(base) == Path(lock):
+        return read_manifest(lock)
+    return merged(read_manifest(base), read_manifest(lock))
 
 
 def render(job: RenderJob, options: AnkiOptions) -> list[Path]:
     """Write ``build/<stem>.<lang>.apkg`` and bring the manifest up to date."""
     with _without_cycle_collection():
-        return _render(job, Path(options.lock), options.stem)
+        return _render(job, Path(options.lock), options.stem, options.base)
 
 
-def _render(job: RenderJob, lock_path: Path, stem: str) -> list[Path]:
+def _render(job: RenderJob, lock_path: Path, stem: str, base: Optional[Path] = None) -> list[Path]:
     notes = build_notes(job)
-    manifest = read_manifest(lock_path)
+    manifest = read_lock(lock_path, base)
     previous = manifest.notes_of(job.lang)
     stamped = stamp(previous, {n.card_id: n.content_hash for n in notes})
     models = stamp(manifest.models, _model_hashes())
@@ -84,9 +95,9 @@ def _render(job: RenderJob, lock_path: Path, stem: str) -> list[Path]:
     return [path]
 
 
-def diff(job: RenderJob, lock_path: Path) -> DeckDiff:
+def diff(job: RenderJob, lock_path: Path, base: Optional[Path] = None) -> DeckDiff:
     """What ``render`` would change against the manifest; writes nothing."""
-    manifest = read_manifest(lock_path)
+    manifest = read_lock(lock_path, base)
     hashes = {n.card_id: n.content_hash for n in build_notes(job)}
     changes = compare(manifest.notes_of(job.lang), hashes, _still_defined(job))
     old_models = manifest.models

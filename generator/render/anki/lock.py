@@ -9,13 +9,14 @@ notes a change touched.
 """
 from __future__ import annotations
 
+import errno
 import json
 import time
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring
 from pathlib import Path
 
-from ...atomic import atomic_write_text
+from ...atomic import atomic_write_text, read_regular
 from ...errors import BuildError
 
 VERSION = 1
@@ -49,20 +50,56 @@ class Changes:
     removed: tuple[str, ...]
 
 
+MAX_MOD = 2 ** 53  # seconds: far beyond any clock, and exact in every JSON reader and SQLite
+
+
 def read_manifest(path: Path) -> Manifest:
-    """The manifest at ``path``; empty when there is none yet."""
+    """The manifest at ``path``; empty when there is none yet. A BuildError saying ``path:line`` where it is
+    not a manifest (a value of the wrong type, a ``mod`` that is no whole count of seconds)."""
     path = Path(path)
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         return Manifest()
+    line = 1
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = read_regular(path).decode("utf-8")
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as err:
+            line = err.lineno
+            raise ValueError(err.msg) from None
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
         if data.get("version") != VERSION:
             raise ValueError(f"unknown version {data.get('version')!r} (expected {VERSION})")
-        return Manifest(models=_entries(data.get("models", {})),
-                        notes={lang: _entries(notes) for lang, notes in data.get("notes", {}).items()})
-    except (ValueError, KeyError, TypeError, AttributeError) as err:
-        raise BuildError(f"{path} is not a deck manifest ({err}); restore it from git rather than deleting it, "
-                         "or every note's mod starts over") from None
+        notes = data.get("notes", {})
+        if not isinstance(notes, dict):
+            raise ValueError("'notes' is not an object")
+        return Manifest(models=_entries(data.get("models", {}), text),
+                        notes={lang: _entries(entries, text) for lang, entries in notes.items()})
+    except _BadEntry as err:
+        raise BuildError(f"{path}:{err.line}: not a deck manifest ({err.message}); restore it from git rather "
+                         "than deleting it, or every note's mod starts over") from None
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as err:
+        if isinstance(err, OSError) and err.errno not in (errno.EINVAL, errno.EISDIR):
+            raise  # an I/O failure (permissions, a bad disk), not a bad manifest
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else err
+        raise BuildError(f"{path}:{line}: not a deck manifest ({reason}); restore it from git rather than "
+                         "deleting it, or every note's mod starts over") from None
+
+
+def merged(*manifests: Manifest) -> Manifest:
+    """One manifest of several: per note type and note, the entry that changed last (the largest ``mod``)."""
+    def newest(tables):
+        out: dict[str, Entry] = {}
+        for table in tables:
+            for key, entry in table.items():
+                if key not in out or entry.mod > out[key].mod:
+                    out[key] = entry
+        return out
+
+    langs = sorted({lang for m in manifests for lang in m.notes})
+    return Manifest(models=newest(m.models for m in manifests),
+                    notes={lang: newest(m.notes_of(lang) for m in manifests) for lang in langs})
 
 
 def write_manifest(path: Path, manifest: Manifest) -> None:
@@ -111,8 +148,34 @@ def compare(previous: dict[str, Entry], hashes: dict[str, str], still_written: s
     return Changes(added, changed, removed)
 
 
-def _entries(data: dict) -> dict[str, Entry]:
-    return {key: Entry(str(value["hash"]), int(value["mod"])) for key, value in data.items()}
+class _BadEntry(Exception):
+    def __init__(self, line: int, message: str):
+        super().__init__(message)
+        self.line, self.message = line, message
+
+
+def _entries(data, text: str) -> dict[str, Entry]:
+    if not isinstance(data, dict):
+        raise ValueError(f"expected an object of entries, found {type(data).__name__}")
+    entries = {}
+    for key, value in data.items():
+        problem = None
+        if not isinstance(value, dict) or not isinstance(value.get("hash"), str):
+            problem = f"the entry of {key!r} has no hash string"
+        else:
+            mod = value.get("mod")
+            if isinstance(mod, bool) or not isinstance(mod, int) or not 0 <= mod < MAX_MOD:
+                problem = f"the mod of {key!r} is {mod!r}, not a whole count of seconds from 0 to 2**53"
+        if problem:
+            raise _BadEntry(_line_of(text, key), problem)
+        entries[key] = Entry(value["hash"], value["mod"])
+    return entries
+
+
+def _line_of(text: str, key: str) -> int:
+    """The line of ``text`` where the entry of ``key`` is written (1 where it cannot be told)."""
+    at = text.find(_quoted(key) + ":")
+    return text.count("\n", 0, at) + 1 if at >= 0 else 1
 
 
 def _entry_lines(entries: dict[str, Entry], indent: str) -> list[str]:

@@ -19,7 +19,7 @@ import typst
 
 from ... import colour, resources
 from ...wording import words as all_words
-from ...fonts import EMOJI, FOLDER as FONTS_FOLDER, unprintable_emoji
+from ...fonts import EMOJI, FOLDER as FONTS_FOLDER, EmojiError, emoji_font_folders
 from ...atomic import atomic_write_bytes
 from ...errors import BuildError
 from ...markup import segments
@@ -37,6 +37,7 @@ LATIN_FONT = "Libertinus Serif"  # embedded in Typst: no system font needed for 
 CJK_FONT = "Noto Sans CJK SC"  # from the system (fonts-noto-cjk): Chinese quizzes use the system's fonts
 MONO_FONT = "DejaVu Sans Mono"  # embedded in Typst
 EMOJI_FONT = "Noto Color Emoji"  # the content's emoji, shipped in generator/fonts; only for content with emoji
+FONT_FOLDERS = "font_folders"  # a document's key for font folders beyond FOLDER (the system's emoji); not sent to Typst
 PAPERS = {"a4": "a4", "letter": "us-letter"}
 MAX_VERSIONS = 26  # A to Z
 ROWS_PER_COLUMN = 25  # of the answer sheet's bubble grid at full size; more rows shrink to stay on one page
@@ -109,11 +110,14 @@ def _page(job: RenderJob, options: QuizOptions, title: str, questions: Sequence[
     """What every document of the quiz shares: language, fonts, paper, date, words."""
     date = edition_date(job.verification)
     fonts = [LATIN_FONT, CJK_FONT] if job.lang == "zh" else [LATIN_FONT]
-    if _has_emoji(job, title, questions):
+    texts = list(_printed_texts(job, title, questions))
+    folders = emoji_folders(texts)
+    if any(EMOJI.search(text) for text in texts):
         fonts.append(EMOJI_FONT)
     return {"lang": job.lang, "fonts": fonts, "mono_fonts": [MONO_FONT, *fonts[1:]],
             "paper": PAPERS[options.paper], "date": [date.year, date.month, date.day] if date else None,
-            "title": title, "words": all_words(job.lang)["quiz"], "footer": footer(job, date)}
+            "title": title, "words": all_words(job.lang)["quiz"], "footer": footer(job, date),
+            **({FONT_FOLDERS: list(folders)} if folders else {})}
 
 
 def footer(job: RenderJob, date) -> str:
@@ -125,15 +129,14 @@ def footer(job: RenderJob, date) -> str:
     return f"{line} · {date.isoformat()}" if date else line
 
 
-def _has_emoji(job: RenderJob, title: str, questions: Sequence[Question]) -> bool:
-    """Whether anything the quiz prints needs the colour emoji font (the 🎮 of scenario stems); an emoji
-    the shipped font lacks is an error, never an empty box."""
-    texts = list(_printed_texts(job, title, questions))
-    missing = unprintable_emoji(texts)
-    if missing:
-        raise BuildError(f"the emoji {' '.join(missing)} are not in the emoji font torchdeck ships; "
-                         "regenerate it with tools/make_emoji_font.py")
-    return any(EMOJI.search(text) for text in texts)
+def emoji_folders(texts) -> tuple[str, ...]:
+    """The font folders beside the shipped ones that the emoji of ``texts`` need (``fonts.emoji_font_folders``):
+    the system's emoji font for one the shipped cut lacks; an emoji no font has is a BuildError, never an
+    empty box (the CLI finds it, located, before anything is written)."""
+    try:
+        return emoji_font_folders(texts)
+    except EmojiError as err:
+        raise BuildError(str(err)) from None
 
 
 def _printed_texts(job: RenderJob, title: str, questions: Sequence[Question]):
@@ -274,9 +277,10 @@ def code_lines(code: Optional[str], language: str) -> Optional[tuple]:
 def typeset(data: dict, template: Path) -> bytes:
     """The PDF of the Typst ``template`` (the quiz's, a workshop handout's) for ``data``; a Typst error or a
     missing font is a BuildError."""
-    payload = json.dumps(data, ensure_ascii=False, sort_keys=True)
+    folders = tuple(data.get(FONT_FOLDERS, ()))
+    payload = json.dumps({k: v for k, v in data.items() if k != FONT_FOLDERS}, ensure_ascii=False, sort_keys=True)
     try:
-        pdf, warnings = _compiler(template, data["lang"] != "en").compile_with_warnings(
+        pdf, warnings = _compiler(template, data["lang"] != "en", folders).compile_with_warnings(
             format="pdf", sys_inputs={"data": payload})
     except typst.TypstError as err:
         raise BuildError(f"Typst could not typeset {template.name}", _describe(err)) from None
@@ -296,14 +300,15 @@ def _missing_font(family: str) -> BuildError:
 
 
 @functools.cache
-def _compiler(template: Path, system_fonts: bool) -> typst.Compiler:
+def _compiler(template: Path, system_fonts: bool, folders: tuple[str, ...] = ()) -> typst.Compiler:
     """One compiler per template and font set: it scans the fonts once, then reuses them for every PDF.
 
     English quizzes use only Typst's embedded fonts and the ones torchdeck ships, so the same
     seed gives the same PDF on any machine, fonts installed or not; Chinese ones need the
-    system's CJK font as well.
+    system's CJK font as well. ``folders``: more fonts (the system's emoji font, for an emoji
+    the shipped cut lacks).
     """
-    return typst.Compiler(str(template), root=str(template.parent), font_paths=[str(FONTS_FOLDER)],
+    return typst.Compiler(str(template), root=str(template.parent), font_paths=[str(FONTS_FOLDER), *folders],
                           ignore_system_fonts=not system_fonts)
 
 

@@ -7,15 +7,12 @@ else no date at all. Rebuilding tomorrow gives the same bytes.
 from __future__ import annotations
 
 import datetime
-import os
 from typing import Optional
 
-from ...errors import BuildError
+from ...epoch import EpochError, source_date
 from ...verify import Verification
 
-
-class EpochError(BuildError):
-    """``SOURCE_DATE_EPOCH`` is set but is not a whole number of seconds."""
+__all__ = ["EpochError", "edition_date", "source_date"]
 
 
 def edition_date(verification: Verification) -> Optional[datetime.date]:
@@ -25,14 +22,3 @@ def edition_date(verification: Verification) -> Optional[datetime.date]:
         return fixed
     dates = sorted(run.date for run in verification.elsewhere)
     return datetime.date.fromisoformat(dates[-1]) if dates else None
-
-
-def source_date() -> Optional[datetime.date]:
-    """The day of ``SOURCE_DATE_EPOCH`` (UTC); None where it is unset; an EpochError where it is not a number."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    if epoch is None:
-        return None
-    try:
-        return datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc).date()
-    except (ValueError, OverflowError, OSError):
-        raise EpochError(f"SOURCE_DATE_EPOCH={epoch!r} is not a count of seconds since 1970-01-01 UTC") from None

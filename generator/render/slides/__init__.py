@@ -85,6 +85,50 @@ def build_presentation(job: RenderJob, *, whole_course: bool = True, template: P
     return writer.finish(specs[0].title, document_date(job.verification.date))
 
 
+def title_problems(course, lang: str, workshop: Optional[Workshop] = None, workshops_file=None,
+                   template: Path = TEMPLATE):
+    """A ``Problem`` (file:line) for each title the content gives a slide (a lesson's, a module's, a
+    workshop's) that does not fit its slide's title box even at the smallest size: found before anything
+    is built, where the writer would fail half-way."""
+    from ...errors import Problem
+
+    wording = words(lang)
+    writer = PresentationWriter(template, lang, "", wording["cont"], lambda *_: [], presenting=workshop is not None)
+    t = (lambda text: text.get(lang) if text is not None else "")
+    found = []
+
+    def check(title: str, layout: str, file: str, line: int, field: str) -> None:
+        if title and not writer.title_fits(title, layout):
+            found.append(Problem(file, line, 1, field, f"the title {title!r} does not fit a slide's title box "
+                                                       f"even at {writer.smallest:g} pt ({lang}); shorten it"))
+
+    for module in course.modules:
+        file = next((course.where(item.id, section).file for section in ("lessons", "facts", "cards", "questions")
+                     for item in getattr(module, section)), "?")
+        if module.lessons:
+            check(module.display_title(lang), "Section", file, _line_of_key(file, "title:"), "title")
+        for lesson in module.lessons:
+            origin = course.where(lesson.id, "lessons")
+            check(t(lesson.title), "Lesson", origin.file, origin.line, f"{lesson.id}.title")
+            if lesson.diagrams:
+                check(f"🖼️ {t(lesson.title)}", "Diagram", origin.file, origin.line, f"{lesson.id}.title")
+    if workshop is not None and workshops_file is not None:
+        check(t(workshop.title), "Title", str(workshops_file), _line_of_key(workshops_file, f"- id: {workshop.id}"),
+              f"{workshop.id}.title")
+    return found
+
+
+def _line_of_key(file, key: str) -> int:
+    """The line of a content file where ``key`` starts one (a module's top-level ``title:``, a workshop's
+    ``- id: ID``); 1 where it cannot be told."""
+    try:
+        lines = Path(file).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return 1
+    indented = key.startswith("-")  # a list item sits under its key; a module's own keys start the line
+    return next((n for n, text in enumerate(lines, 1) if (text.lstrip() if indented else text).startswith(key)), 1)
+
+
 def notes_lines(wording: dict, spec: SlideSpec, page: int, pages: int, lang: str) -> list[str]:
     """Speaker notes: what to say, the question for the room, the minutes to spend."""
     notes = spec.notes

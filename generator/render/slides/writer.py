@@ -126,7 +126,9 @@ class PresentationWriter:
         for number, page in enumerate(pages):
             if mark_block:
                 page = [Placed(mark_block, Area(boxes.body.x, boxes.body.y, body.w, mark_h)), *page]
-            title = spec.title if number == 0 else spec.title + self.continued
+            title = spec.title
+            if number and self.title_fits(spec.title + self.continued, spec.layout):
+                title = spec.title + self.continued  # else the title alone: it fits, the notes say "continued"
             name = spec.name if number == 0 else f"{spec.name}:cont{number}"
             notes = self.notes_for(spec, number, len(pages)) if spec.notes else None
             self._slide(spec.layout, boxes, name, title, page, notes)
@@ -178,6 +180,12 @@ class PresentationWriter:
 
     def _fit_title(self, title: str, box: Area, largest: float) -> Para:
         """The title at the largest size (down to ``MIN_PT``) whose lines fit the title box."""
+        para = self._try_title(title, box, largest)
+        if para is None:
+            raise BuildError(f"the title {title!r} does not fit its box even at {self.smallest:g} pt; shorten it")
+        return para
+
+    def _try_title(self, title: str, box: Area, largest: float) -> Optional[Para]:
         size = largest
         inner = box.w - TITLE_INSETS[0] - TITLE_INSETS[2]
         while size >= self.smallest:
@@ -186,7 +194,11 @@ class PresentationWriter:
             if height <= box.h - TITLE_INSETS[1] - TITLE_INSETS[3]:
                 return para
             size -= 2
-        raise BuildError(f"the title {title!r} does not fit its box even at {self.smallest:g} pt; shorten it")
+        return None
+
+    def title_fits(self, title: str, layout_name: str) -> bool:
+        """Whether ``title`` fits the title box of ``layout_name`` at ``smallest`` pt or more."""
+        return self._try_title(title, self.boxes(layout_name).title, TITLE_SIZES.get(layout_name, 32.0)) is not None
 
     def _text_xml(self, shape_id: int, placed: Placed, body_type: Optional[str], link) -> str:
         block = placed.block
