@@ -32,6 +32,7 @@ import traceback
 import warnings
 
 try:
+    import fcntl
     import resource
 except ImportError:  # not on Windows: no limits there
     resource = None
@@ -647,8 +648,6 @@ def _seal(command_fd, result_fd, output_fd):
     """Leave a new checker only what it needs: /dev/null as stdin, its output file as stdout and
     stderr, its command and result pipes as 3 and 4 (not passed on to programs it runs). Every
     other descriptor the worker holds (its protocol pipe, other checkers' pipes) is closed."""
-    import fcntl
-
     devnull = os.open(os.devnull, os.O_RDONLY)
     keep = (devnull, output_fd, command_fd, result_fd)
     floor = max(max(keep) + 1, 5)
@@ -888,7 +887,7 @@ def _limit_resources(item):
         return
     limits = [(getattr(resource, "RLIMIT_FSIZE", None), OUTPUT_LIMIT)]
     if not any(need in UNLIMITED_MEMORY for need in item.get("requires", ())):
-        used = _memory_in_use()
+        used = _MEMORY_BASE or _memory_in_use()
         limits += [(getattr(resource, "RLIMIT_DATA", None), MEMORY_LIMIT + used.get("VmData", 0)),
                    (getattr(resource, "RLIMIT_AS", None),
                     MEMORY_LIMIT + used.get("VmSize", 0) + THREAD_RESERVE * (os.cpu_count() or 1))]
@@ -900,6 +899,9 @@ def _limit_resources(item):
             resource.setrlimit(limit, (extra if hard == resource.RLIM_INFINITY else min(extra, hard), hard))
         except (ValueError, OSError):
             pass
+
+
+_MEMORY_BASE = {}  # what the worker uses before forking: read once there, not in every checker
 
 
 def _memory_in_use():
@@ -952,11 +954,9 @@ class Child:
     """A checker: a forked copy of the pristine worker that runs the checks the supervisor sends."""
 
     def __init__(self, checks, timeout):
-        import tempfile
-
         command_read, self.command_fd = os.pipe()
         self.result_fd, result_write = os.pipe()
-        self.output = tempfile.TemporaryFile()  # the checks' stdout and stderr: read back when a child dies
+        self.output = _output_file()  # the checks' stdout and stderr: read back when a child dies
         self.pid = os.fork()
         if self.pid == 0:
             try:
@@ -964,7 +964,7 @@ class Child:
                 signal.set_wakeup_fd(-1)
                 for number in (signal.SIGCHLD, signal.SIGTERM):
                     signal.signal(number, signal.SIG_DFL)
-                _seal(command_read, result_write, self.output.fileno())
+                _seal(command_read, result_write, self.output)
                 child_main(checks, timeout)
             finally:
                 os._exit(70)
@@ -1018,18 +1018,37 @@ class Child:
             pass
 
     def close_channels(self):
-        for fd in (self.command_fd, self.result_fd):
+        for fd in (self.command_fd, self.result_fd, self.output):
             if fd is not None:
                 os.close(fd)
-        self.command_fd = self.result_fd = None
-        self.output.close()
+        self.command_fd = self.result_fd = self.output = None
 
     def output_tail(self):
         try:
-            self.output.seek(max(self.output.seek(0, 2) - 2000, 0))
-            return self.output.read().decode("utf-8", "replace")
-        except (OSError, ValueError):
+            size = os.fstat(self.output).st_size
+            return os.pread(self.output, 2000, max(size - 2000, 0)).decode("utf-8", "replace")
+        except (OSError, TypeError):
             return ""
+
+
+_TEMP = []
+
+
+def _output_file():
+    """A descriptor of a new unnamed temporary file (a checker's stdout and stderr)."""
+    if not _TEMP:
+        import tempfile
+
+        _TEMP.append(tempfile.gettempdir())
+    if hasattr(os, "O_TMPFILE"):
+        try:
+            return os.open(_TEMP[0], os.O_TMPFILE | os.O_RDWR, 0o600)
+        except OSError:
+            pass
+    import tempfile
+
+    with tempfile.TemporaryFile() as named:
+        return os.dup(named.fileno())
 
 
 def _parse_result(line):
@@ -1088,21 +1107,24 @@ def supervise(checks, timeout, emit, slots=1):
     """Run every check in forked checkers, ``slots`` at a time; emit exactly one result per check.
 
     Checks go out in list order to whichever slot is free. A check that runs code gets a fresh
-    checker (one is forked ahead while the others work); declarative checks share one until it
-    leaves. A check past its timeout has its checker killed (SIGKILL, whatever it did to groups and
-    signals); whatever a checker leaves behind is reparented to the worker (its subreaper) and ended.
+    checker (as many are forked ahead as there are slots); declarative checks share one until it
+    leaves. A checker that has sent its result frees its slot; its result counts once it has exited
+    having sent that one line and nothing more. A check past its timeout has its checker killed
+    (SIGKILL, whatever it did to groups and signals); whatever a checker leaves behind is reparented
+    to the worker (its subreaper) and ended.
     """
     import collections
 
     queue = collections.deque(range(len(checks)))
     own_left = sum(1 for item in checks if _needs_own_checker(item))
     shared_left = len(checks) - own_left
-    running, idle, spares, leaving = [], [], [], []
+    # running: a check each, holding a slot; finishing: sent a result, not yet exited;
+    # idle: shared checkers waiting for a check; spares: forked ahead; leaving: done, not yet exited
+    running, finishing, idle, spares, leaving = [], [], [], [], []
 
     def emit_result(child, result):
         extra = {key: result[key] for key in ("change", "seen") if key in result}
-        status = result["status"]
-        emit(checks[child.position]["index"], status, result["detail"], at=result.get("at"),
+        emit(checks[child.position]["index"], result["status"], result["detail"], at=result.get("at"),
              pristine=result.get("pristine") is True, **extra)
 
     def finish(child, status):
@@ -1122,24 +1144,47 @@ def supervise(checks, timeout, emit, slots=1):
             emit(index, "error", "the check wrote to its checker's result channel (%d line(s))" %
                  (len(lines) + bool(child.buffer)))
         elif lines and result is None:
-            emit(index, "error", "the checker sent a malformed result: %s" % _cut(lines[0].decode("utf-8", "replace"), 200))
+            emit(index, "error", "the checker sent a malformed result: %s" %
+                 _cut(lines[0].decode("utf-8", "replace"), 200))
         elif result is not None:
             emit_result(child, result)
         else:
             emit(index, "error", _death_reason(status, child.output_tail()))
         child.position = None
 
+    def received(child):
+        """Read what a running checker sent; move it on once its result is in."""
+        child.receive()
+        if child.own or child.oversized:
+            if b"\n" in child.buffer or child.result_fd is None:
+                running.remove(child)  # judged when it exits: one line and nothing more
+                finishing.append(child)
+            return
+        for line in child.lines():
+            if child.position is None:
+                break  # nothing is asked of it: it has no business writing
+            result = _parse_result(line)
+            if result is None:
+                emit(checks[child.position]["index"], "error", "the checker sent a malformed result")
+                result = {"dirty": True}
+                child.kill()
+            else:
+                emit_result(child, result)
+            child.position = None
+            running.remove(child)
+            (leaving if result["dirty"] else idle).append(child)
+
     with _ChildSignals() as wakeup:
         try:
-            while queue or running:
+            while queue or running or finishing:
                 while queue and len(running) < slots:
                     own = _needs_own_checker(checks[queue[0]])
                     if own:
                         own_left -= 1
-                        child = spares.pop() if spares else Child(checks, timeout)
+                        child = spares.pop(0) if spares else Child(checks, timeout)
                     else:
                         shared_left -= 1
-                        child = idle.pop() if idle else (spares.pop() if spares else Child(checks, timeout))
+                        child = idle.pop() if idle else (spares.pop(0) if spares else Child(checks, timeout))
                     child.start(queue.popleft(), checks, timeout)
                     running.append(child)
                 if idle and not shared_left:  # no declarative check left for them
@@ -1148,50 +1193,36 @@ def supervise(checks, timeout, emit, slots=1):
                         child.command_fd = None
                     leaving += idle
                     idle = []
-                if own_left > 0 and not spares:
+                if len(spares) < min(own_left, slots):
                     spares.append(Child(checks, timeout))
-                wait = max(min(child.deadline for child in running) - time.monotonic(), 0) if running else 0
+                    continue  # the next fork waits until what has arrived meanwhile is handled
+                timed = running + finishing
+                wait = max(min(child.deadline for child in timed) - time.monotonic(), 0) if timed else None
                 fds = [child.result_fd for child in running if child.result_fd is not None]
                 ready = select.select(fds + [wakeup.fd], [], [], wait)[0]
                 for child in list(running):
-                    if child.result_fd not in ready:
-                        continue
-                    child.receive()
-                    if child.own or child.oversized:
-                        continue  # judged when it exits: it must send one line and nothing more
-                    for line in child.lines():
-                        if child.position is None:
-                            break  # nothing is asked of it: it has no business writing
-                        result = _parse_result(line)
-                        if result is None:
-                            emit(checks[child.position]["index"], "error", "the checker sent a malformed result")
-                            result = {"dirty": True}
-                            child.kill()
-                        else:
-                            emit_result(child, result)
-                        child.position = None
-                        running.remove(child)
-                        (leaving if result["dirty"] else idle).append(child)
+                    if child.result_fd in ready:
+                        received(child)
                 if wakeup.fd in ready:
                     wakeup.drain()
                     exited = _reap_checkers()
-                    for child in running + idle + spares + leaving:
+                    for child in running + finishing + idle + spares + leaving:
                         if child.pid in exited:
                             finish(child, exited[child.pid])
                             child.close_channels()
-                            for group in (running, idle, spares, leaving):
+                            for group in (running, finishing, idle, spares, leaving):
                                 if child in group:
                                     group.remove(child)
                     if exited:
                         _end_strays(_LIVE)  # what an ended checker left behind is reparented here
                 now = time.monotonic()
-                for child in running:
+                for child in running + finishing:
                     if now >= child.deadline:
                         child.timed_out = True
                         child.deadline = now + 1  # reaped once the kill lands: no busy wait meanwhile
                         child.kill()
         finally:
-            for child in running + idle + spares + leaving:
+            for child in running + finishing + idle + spares + leaving:
                 child.kill()
                 try:
                     os.waitpid(child.pid, 0)
@@ -1237,9 +1268,14 @@ def main():
     _namespace_baseline()  # taken once here: every child compares against it
     _pristine_state()
     gc.freeze()  # forked children then leave torch's objects' pages shared
-    _map_in_large_pages()
+    waiting = EXPORTED_REQUEST is None and not select.select([sys.stdin], [], [], 0)[0]
+    if waiting:  # torchdeck is still loading the content: time that would be spent waiting
+        _map_in_large_pages()
 
     request = EXPORTED_REQUEST if EXPORTED_REQUEST is not None else json.load(sys.stdin)
+    if not waiting and sum(check_kind(item["check"]) in CODE_KINDS for item in request["checks"]) >= 64:
+        _map_in_large_pages()  # it pays for itself from about 30 forks on
+    _MEMORY_BASE.update(_memory_in_use())
 
     def send(message):
         out.write(json.dumps(message) + "\n")
