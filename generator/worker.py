@@ -20,6 +20,7 @@ reported as ``error``; either way a fresh child goes on with the rest.
 import errno
 import gc
 import inspect
+import io
 import json
 import re
 import os
@@ -57,6 +58,7 @@ def check_kind(check):
     """The kind of a check as the worker receives it (a dict holding one kind's key)."""
     return next(kind for kind in CHECK_KINDS if kind in check)
 _MISSING = object()
+_open = io.open  # a checker reads /proc after its check, which may have replaced builtins.open
 
 
 # ---------------------------------------------------------------- resolution
@@ -820,7 +822,7 @@ def _children():
     found = []
     for task in tasks:
         try:
-            with open("/proc/%d/task/%s/children" % (me, task)) as listing:
+            with _open("/proc/%d/task/%s/children" % (me, task)) as listing:
                 found += [int(pid) for pid in listing.read().split()]
         except FileNotFoundError:
             if task == str(me):  # a kernel without the children file: read every process's parent
@@ -835,7 +837,7 @@ def _children_by_scan(me):
     for name in os.listdir("/proc"):
         if name.isdigit():
             try:
-                with open("/proc/%s/stat" % name) as stat:
+                with _open("/proc/%s/stat" % name) as stat:
                     if int(stat.read().rpartition(")")[2].split()[1]) == me:
                         found.append(int(name))
             except (OSError, ValueError, IndexError):
