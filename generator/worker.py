@@ -852,7 +852,9 @@ def _end_strays(known=()):
     first = 0
     for _ in range(1000):
         pids = _children()
-        if pids is None:  # no /proc: only tell whether any child is left
+        if pids is None:  # no /proc: only tell whether any child is left (never reaping a known one)
+            if known:
+                return 0
             try:
                 return -1 if os.waitpid(-1, os.WNOHANG)[0] == 0 else 0
             except ChildProcessError:
