@@ -637,6 +637,7 @@ OUTPUT_LIMIT = 64 << 20
 UNLIMITED_MEMORY = ("cuda", "cudnn")
 DETAIL_LIMIT = 4000  # characters of a result's detail
 RESULT_LIMIT = 1 << 20  # bytes a checker may send on its result channel
+SPARES_PER_SLOT = 4  # checkers forked ahead, in one burst, while others run
 
 
 def _needs_own_checker(item):
@@ -1198,8 +1199,11 @@ def supervise(checks, timeout, emit, slots=1):
                     leaving += idle
                     idle = []
                 if len(spares) < min(own_left, slots):
-                    spares.append(Child(checks, timeout))
-                    continue  # the next fork waits until what has arrived meanwhile is handled
+                    # forked in a burst: the worker's pages that a fork shares are copied when the worker
+                    # next writes them, once per burst rather than once per checker
+                    while len(spares) < min(own_left, SPARES_PER_SLOT * slots):
+                        spares.append(Child(checks, timeout))
+                    continue
                 timed = running + finishing
                 wait = max(min(child.deadline for child in timed) - time.monotonic(), 0) if timed else None
                 fds = [child.result_fd for child in running if child.result_fd is not None]
