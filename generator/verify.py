@@ -92,6 +92,9 @@ class FactResult:
     needs: tuple[str, ...] = ()
     control: Optional[tuple[str, str]] = None  # (one of CONTROLS, what was changed) once controls ran
     rivals: tuple = ()  # (belief, verdict, detail) per rival once controls ran; verdict in RIVAL_VERDICTS
+    # whether the checker was pristine when the check began (no other check's code had run in it):
+    # only such a result is cached
+    pristine: bool = field(default=True, compare=False)
 
     def as_json(self) -> dict:
         out = {"id": self.id, "status": self.status, "detail": self.detail, "file": self.file, "line": self.line}
@@ -243,13 +246,14 @@ def outside_range(fact: Fact, version: str) -> bool:
         return False
 
 
-def _result(course: Course, fact: Fact, status: str, detail: str, needs, control=None) -> FactResult:
+def _result(course: Course, fact: Fact, status: str, detail: str, needs, control=None,
+            pristine: bool = True) -> FactResult:
     origin = course.where(fact.id, "facts")
     rivals = ()
     if control and len(control) == 3:  # a cached control result carries its rivals' verdicts
         rivals = _rivals(fact, control[2])
     return FactResult(fact.id, status, printable(detail), origin.file, origin.line, tuple(needs),
-                      (control[0], printable(control[1])) if control else None, rivals)
+                      (control[0], printable(control[1])) if control else None, rivals, pristine)
 
 
 class Worker:
@@ -295,20 +299,30 @@ class Worker:
         except BrokenPipeError:
             pass  # it died starting up: reported below with its stderr
         hello = None
+        reported: set[int] = set()
         for line in self.process.stdout:
-            message = json.loads(line)
+            message = _message(line, len(facts))
+            if message is None:
+                continue  # not a line the worker writes: never trusted
             if "hello" in message:
                 hello = message["hello"]
                 continue
             fact = facts[message["index"]]
+            if "control" not in message and message["index"] in reported:
+                # a second result for one fact: something other than the worker wrote to its pipe
+                results[fact.id] = _result(course, fact, "error", "two results arrived for this fact: one was "
+                                           "forged (a check that reached the worker's pipe?)", [], pristine=False)
+                continue
             if "control" in message:
                 results[fact.id] = dataclasses.replace(results[fact.id],
                                                        control=(message["control"], printable(message["detail"])),
                                                        rivals=_rivals(fact, message.get("rivals", [])))
                 continue
+            reported.add(message["index"])
             skipped = message["status"] == "skip"
-            needs = skip_needs(fact, hello["capabilities"]) if skipped else []
-            results[fact.id] = _result(course, fact, message["status"], message["detail"], needs)
+            needs = skip_needs(fact, hello["capabilities"]) if skipped and hello else []
+            results[fact.id] = _result(course, fact, message["status"], message["detail"], needs,
+                                       pristine=message.get("pristine") is True)
             if progress:
                 progress(1)
         if controls:
@@ -336,13 +350,33 @@ class Worker:
             pass
         results: dict[int, tuple[str, str]] = {}
         for line in self.process.stdout:
-            message = json.loads(line)
-            if "index" in message:
-                results[message["index"]] = (message["status"], printable(message["detail"]))
+            message = _message(line, len(items))
+            if message is not None and "index" in message:
+                forged = message["index"] in results
+                results[message["index"]] = ("error", "two results arrived: one was forged") if forged else \
+                    (message["status"], printable(message["detail"]))
         stderr = self.process.stderr.read()
         self.process.wait()
         return [results.get(i, ("error", f"the worker stopped early: {stderr.strip()[-300:]}"))
                 for i in range(len(items))]
+
+
+def _message(line: str, count: int) -> Optional[dict]:
+    """A line of the worker's as a message (hello, a result or a control), or None where it is not one."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(message, dict):
+        return None
+    if "hello" in message:
+        return message if isinstance(message["hello"], dict) else None
+    index = message.get("index")
+    if not (isinstance(index, int) and 0 <= index < count and isinstance(message.get("detail"), str)):
+        return None
+    if "control" in message:
+        return message if message["control"] in CONTROLS else None
+    return message if message.get("status") in STATUSES else None
 
 
 def _rivals(fact: Fact, verdicts: list) -> tuple:
@@ -476,11 +510,12 @@ class _Cache:
         return min(dates) if dates else None
 
     def store(self, hello: dict, fresh) -> None:
-        """Keep passes, fails and skips; errors (timeouts, crashes) are retried next run."""
+        """Keep passes, fails and skips from pristine checkers; errors (timeouts, crashes), and any result
+        of a checker where another check had run, are retried next run."""
         self.hello = hello
         today = _today()
         for fact, result in fresh:
-            if result.status != "error":
+            if result.status != "error" and result.pristine:
                 self.entries[self.key(fact)] = [result.status, result.detail, list(result.needs), today]
                 if result.control and not (result.control[0] == "skip" and result.status == "pass"):
                     self.controls[self.control_key(fact)] = [*result.control,

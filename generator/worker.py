@@ -17,8 +17,10 @@ not restore it exactly the child exits, so no later check can see the change; a
 fresh child takes over from the next check. A child that hangs past the timeout is killed, one that dies is
 reported as ``error``; either way a fresh child goes on with the rest.
 """
+import errno
 import gc
 import inspect
+import io
 import json
 import re
 import os
@@ -31,6 +33,7 @@ import traceback
 import warnings
 
 try:
+    import fcntl
     import resource
 except ImportError:  # not on Windows: no limits there
     resource = None
@@ -55,6 +58,7 @@ def check_kind(check):
     """The kind of a check as the worker receives it (a dict holding one kind's key)."""
     return next(kind for kind in CHECK_KINDS if kind in check)
 _MISSING = object()
+_open = io.open  # a checker reads /proc after its check, which may have replaced builtins.open
 
 
 # ---------------------------------------------------------------- resolution
@@ -141,6 +145,13 @@ def _message(err):
     return text if len(text) <= MESSAGE_LIMIT else text[:MESSAGE_LIMIT - 3] + "..."
 
 
+def _raise_if_out_of_memory(err):
+    """A check that ran out of memory proves nothing: MemoryError, or a mapping refused (ENOMEM)
+    under the address-space limit, becomes ``error``."""
+    if isinstance(err, MemoryError) or (isinstance(err, OSError) and err.errno == errno.ENOMEM):
+        raise MemoryError() from err
+
+
 def _exception_matches(err, name):
     return any(cls.__name__ == name or "%s.%s" % (cls.__module__, cls.__name__) == name
                for cls in type(err).__mro__)
@@ -177,7 +188,7 @@ def judge(check):
         try:
             compile(check[kind], "<check>", "eval" if kind == "expr" else "exec")
         except (SyntaxError, ValueError) as err:
-            return "error", "the check's code does not compile: %s" % err, None
+            return "error", "the check's code does not compile: %s" % _message(err), None
     try:
         status, detail = _run_check(kind, check[kind], check)
     except MemoryError:
@@ -248,9 +259,8 @@ def _run_check(kind, target, check):
 
         try:
             value = eval(compile(target, "<check>", "eval"), {"torch": torch})
-        except MemoryError:
-            raise
         except Exception as err:
+            _raise_if_out_of_memory(err)
             raise _Crash("the expression raised %s: %s" % (type(err).__name__, _message(err)))
         if value:
             return "pass", ""
@@ -258,9 +268,8 @@ def _run_check(kind, target, check):
     if kind == "snippet":
         try:
             _run_code(target)
-        except MemoryError:
-            raise
         except Exception as err:
+            _raise_if_out_of_memory(err)
             detail = "the snippet raised %s: %s" % (type(err).__name__, _message(err))
             if _raised_by_the_check(err):
                 return "fail", detail
@@ -268,9 +277,8 @@ def _run_check(kind, target, check):
         return "pass", ""
     try:
         _run_code(target)
-    except MemoryError:
-        raise
     except Exception as err:
+        _raise_if_out_of_memory(err)
         if _exception_matches(err, check["error"]):
             return "pass", ""
         detail = "expected %s, actual %s: %s" % (check["error"], type(err).__name__, _message(err))
@@ -577,46 +585,129 @@ class State:
 
 
 # ------------------------------------------------------------------ children
+# Isolation does not rest on listing what a check may change: every check that runs code gets a
+# checker of its own, forked from the worker (which runs no check, so it stays pristine), and the
+# checker exits after that one check; whatever the check changed (process, interpreter or torch
+# state, threads, signal handlers, a pending alarm, descriptors, its output budget) dies with it.
+# Declarative checks (default, exists, absent, type, signature) run none of the content's code:
+# they share a checker, which leaves as soon as the watched state (``State``) differs.
+
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 1, 4, 36
+_LIBC = []
+
+
+def _libc():
+    """The C library (Linux), loaded once in the worker; None elsewhere."""
+    if not _LIBC:
+        _LIBC.append(None)
+        if sys.platform.startswith("linux"):
+            try:
+                import ctypes
+
+                _LIBC[0] = ctypes.CDLL(None, use_errno=True)
+            except Exception:
+                pass
+    return _LIBC[0]
+
+
+def _prctl(option, value):
+    """``prctl(option, value)`` (Linux); False where it cannot be made."""
+    libc = _libc()
+    try:
+        return libc is not None and libc.prctl(option, value, 0, 0, 0) == 0
+    except Exception:
+        return False
+
+
 def die_with_parent(how=signal.SIGKILL):
     """Have the kernel send ``how`` to this process when its parent dies (Linux), so that no
     checker outlives a worker, and no worker outlives torchdeck, whatever killed them. The
-    worker asks for SIGTERM: its handler ends every check's process group on the way out."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, how)  # PR_SET_PDEATHSIG
-    except Exception:
-        pass
+    worker asks for SIGTERM: its handler ends every process below it on the way out."""
+    _prctl(PR_SET_PDEATHSIG, how)
 
 
-# Limits on one checking process: memory beyond what it starts with, output it may write,
-# and CPU seconds per check (wall seconds times cores, so threads are not cut short).
+# Limits on one checker: memory beyond what it starts with (data and address space: a shared
+# mapping counts too), output it may write, and CPU seconds per check (wall seconds times
+# cores, so threads are not cut short). Address space also grows by what threads reserve
+# without using (a stack, a malloc arena): THREAD_RESERVE per core is allowed for that.
 MEMORY_LIMIT = 4 << 30
+THREAD_RESERVE = 72 << 20
 OUTPUT_LIMIT = 64 << 20
+# Facts that require these start CUDA, which maps large virtual areas: no memory limit for them.
+UNLIMITED_MEMORY = ("cuda", "cudnn")
+DETAIL_LIMIT = 4000  # characters of a result's detail
+RESULT_LIMIT = 1 << 20  # bytes a checker may send on its result channel
+SPARES_PER_SLOT = 4  # checkers forked ahead, in one burst, while others run
 
 
-def child_main(checks, command_fd, out_fd, output_fd, timeout):
-    """Run the checks the parent names, one per line on ``command_fd``; exit when told,
-    or once a check leaves behind state it cannot put back, or a process of its own.
+def _needs_own_checker(item):
+    """Whether a check runs in a checker of its own: it runs code (or a changed world's code), or it
+    starts CUDA (no memory limit)."""
+    return (check_kind(item["check"]) in CODE_KINDS or "mutate" in item or "world" in item
+            or any(need in UNLIMITED_MEMORY for need in item.get("requires", ())))
 
-    The child is the leader of its own process group (a timeout ends the group, whatever the
-    check started), writes its output to a file rather than a pipe (no size can block it), and
-    runs under limits on memory, output and CPU time.
+
+def _seal(command_fd, result_fd, output_fd):
+    """Leave a new checker only what it needs: /dev/null as stdin, its output file as stdout and
+    stderr, its command and result pipes as 3 and 4 (not passed on to programs it runs). Every
+    other descriptor the worker holds (its protocol pipe, other checkers' pipes) is closed."""
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    keep = (devnull, output_fd, command_fd, result_fd)
+    floor = max(max(keep) + 1, 5)
+    moved = [fcntl.fcntl(fd, fcntl.F_DUPFD, floor) for fd in keep]  # above every target below
+    for target, fd in zip((0, 1, 2, 3, 4), (moved[0], moved[1], moved[1], moved[2], moved[3])):
+        os.dup2(fd, target, inheritable=target < 3)
+    for fd in _open_descriptors():
+        if fd > 4:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def _open_descriptors():
+    for folder in ("/proc/self/fd", "/dev/fd"):
+        try:
+            return [int(name) for name in os.listdir(folder)]
+        except (OSError, ValueError):
+            continue
+    try:
+        top = min(os.sysconf("SC_OPEN_MAX"), 65536)
+    except (ValueError, OSError):
+        top = 4096
+    return range(top)
+
+
+def child_main(checks, timeout):
+    """Run the checks the parent names on fd 3 (one position a line), answering each on fd 4.
+
+    A checker starts as a copy of the worker, which runs no check. One check that runs code is all
+    it runs; declarative checks may follow each other while the watched state stays pristine.
+    Processes a check leaves behind are ended, wherever they moved: the checker is their subreaper.
     """
     die_with_parent()
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)
     me = os.getpid()
     forked = []
     os.register_at_fork(after_in_parent=lambda: forked.append(True))
-    for fd in (1, 2):
-        os.dup2(output_fd, fd)
-    os.close(output_fd)
-    _limit_resources()
     state, before = _PRISTINE or _pristine_state()
-    commands = os.fdopen(command_fd, "r")
-    for line in commands:
+    pending = b""
+    ran = 0
+    code_ran = 0  # checks that ran code here: a checker where one ran is no longer pristine
+    while True:
+        line, pending = _read_line(3, pending)
+        if line is None:
+            break
         item = checks[int(line)]
+        if ran == 0:
+            _limit_resources(item)
+        else:  # each check has the whole output budget
+            try:
+                os.ftruncate(1, 0)
+                os.lseek(1, 0, os.SEEK_SET)
+            except OSError:
+                pass
+        ran += 1
         _limit_cpu(timeout)
         change = _make_change(item.get("mutate"))
         at = None
@@ -631,7 +722,8 @@ def child_main(checks, command_fd, out_fd, output_fd, timeout):
             status, detail = "error", "the check escaped: %s: %s" % (type(err).__name__, _message(err))
         if os.getpid() != me:  # the copy a forking check made returns here too: it must not report
             os._exit(0)
-        leftover = _leftover_process()
+        _reap_exited()
+        leftover = _end_strays()
         flooded = _output_size() >= OUTPUT_LIMIT  # Python ignores SIGXFSZ: its writes fail instead
         if flooded:
             status, detail = "error", "the check wrote more than %d MiB of output" % (OUTPUT_LIMIT >> 20)
@@ -639,15 +731,33 @@ def child_main(checks, command_fd, out_fd, output_fd, timeout):
             status, detail = "error", "the check forked its interpreter; checks must not start processes"
         elif leftover:
             status, detail = "error", "the check left a process running (pid %d); it was ended" % leftover
-        dirty = bool(forked or leftover or flooded or change or "world" in item) or not state.restore(before)
-        result = {"index": item["index"], "status": status, "detail": detail, "dirty": dirty, "at": at}
+        own = _needs_own_checker(item)
+        pristine = code_ran == 0
+        code_ran += own
+        dirty = own or bool(forked or leftover or flooded) or not state.restore(before)
+        result = {"status": status, "detail": _cut(detail), "at": at, "dirty": dirty, "pristine": pristine}
         if change is not None:  # a changed world is never handed to the next check
             result.update(change=change.described, seen=change.seen)
-        result = json.dumps(result)
-        os.write(out_fd, (result + "\n").encode())
+        os.write(4, (json.dumps(result) + "\n").encode())
         if dirty:
             break
     os._exit(0)
+
+
+def _read_line(fd, pending):
+    """``(line, rest)`` read from ``fd``; ``(None, b"")`` at its end."""
+    while b"\n" not in pending:
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            return None, b""
+        pending += chunk
+    line, _, rest = pending.partition(b"\n")
+    return line, rest
+
+
+def _cut(text, limit=DETAIL_LIMIT):
+    text = text if isinstance(text, str) else str(text)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 _WORLD_ERROR = [""]
@@ -702,25 +812,91 @@ def _pristine_state():
     return _PRISTINE
 
 
-def _leftover_process():
-    """The pid of a process the check started that is still running, else 0 (finished ones are reaped)."""
+# ------------------------------------------------------------ processes
+def _children():
+    """Pids of this process's children, zombies included (Linux); None where they cannot be listed."""
+    me = os.getpid()
+    try:
+        tasks = os.listdir("/proc/%d/task" % me)
+    except OSError:
+        return None
+    found = []
+    for task in tasks:
+        try:
+            with _open("/proc/%d/task/%s/children" % (me, task)) as listing:
+                found += [int(pid) for pid in listing.read().split()]
+        except FileNotFoundError:
+            if task == str(me):  # a kernel without the children file: read every process's parent
+                return _children_by_scan(me)
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+def _children_by_scan(me):
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with _open("/proc/%s/stat" % name) as stat:
+                    if int(stat.read().rpartition(")")[2].split()[1]) == me:
+                        found.append(int(name))
+            except (OSError, ValueError, IndexError):
+                pass
+    return found
+
+
+def _end_strays(known=()):
+    """End every child of this process not in ``known``: SIGKILL, then reap. This process is their
+    subreaper, so what they leave behind (whatever session or group it moved to) becomes its child in
+    turn and is ended too. The first pid found, else 0 (-1: some remain but cannot be listed)."""
+    first = 0
+    for _ in range(1000):
+        pids = _children()
+        if pids is None:  # no /proc: only tell whether any child is left (never reaping a known one)
+            if known:
+                return 0
+            try:
+                return -1 if os.waitpid(-1, os.WNOHANG)[0] == 0 else 0
+            except ChildProcessError:
+                return 0
+        strays = [pid for pid in pids if pid not in known]
+        if not strays:
+            return first
+        first = first or strays[0]
+        for pid in strays:  # not yet reaped, so none of these pids can have been reused
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for pid in strays:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+    return first
+
+
+def _reap_exited():
+    """Reap this checker's children that have finished (a check may leave them unwaited)."""
     while True:
         try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                return
         except ChildProcessError:
-            return 0
-        if pid == 0:  # children remain, none has exited
-            try:
-                return int(open("/proc/self/task/%d/children" % os.getpid()).read().split()[0])
-            except (OSError, IndexError, ValueError):
-                return -1
+            return
 
 
-def _limit_resources():
+def _limit_resources(item):
     if resource is None:
         return
-    for limit, extra in ((getattr(resource, "RLIMIT_DATA", None), MEMORY_LIMIT + _data_in_use()),
-                         (getattr(resource, "RLIMIT_FSIZE", None), OUTPUT_LIMIT)):
+    limits = [(getattr(resource, "RLIMIT_FSIZE", None), OUTPUT_LIMIT)]
+    if not any(need in UNLIMITED_MEMORY for need in item.get("requires", ())):
+        used = _MEMORY_BASE or _memory_in_use()
+        limits += [(getattr(resource, "RLIMIT_DATA", None), MEMORY_LIMIT + used.get("VmData", 0)),
+                   (getattr(resource, "RLIMIT_AS", None),
+                    MEMORY_LIMIT + used.get("VmSize", 0) + THREAD_RESERVE * (os.cpu_count() or 1))]
+    for limit, extra in limits:
         if limit is None:
             continue
         try:
@@ -730,16 +906,20 @@ def _limit_resources():
             pass
 
 
-def _data_in_use():
-    """Bytes of private writable memory this process already has (Linux ``VmData``); 0 elsewhere."""
+_MEMORY_BASE = {}  # what the worker uses before forking: read once there, not in every checker
+
+
+def _memory_in_use():
+    """``{"VmData": bytes, "VmSize": bytes}`` of this process (Linux); empty elsewhere."""
+    found = {}
     try:
         with open("/proc/self/status") as status:
             for line in status:
-                if line.startswith("VmData:"):
-                    return int(line.split()[1]) * 1024
+                if line.startswith(("VmData:", "VmSize:")):
+                    found[line.split(":")[0]] = int(line.split()[1]) * 1024
     except (OSError, ValueError):
         pass
-    return 0
+    return found
 
 
 def _limit_cpu(timeout):
@@ -772,142 +952,315 @@ def _death_reason(status, output=""):
     return "the check ended its interpreter (exit code %d)%s" % (os.WEXITSTATUS(status), tail)
 
 
-_LIVE_GROUPS = set()  # process groups of running children, ended on SIGTERM and at exit
+_LIVE = set()  # pids of the checkers the worker has forked and not yet reaped
 
 
 class Child:
-    """A forked interpreter that runs one check at a time for the supervisor."""
+    """A checker: a forked copy of the pristine worker that runs the checks the supervisor sends."""
 
-    def __init__(self, checks, siblings, timeout):
-        import tempfile
-
+    def __init__(self, checks, timeout):
         command_read, self.command_fd = os.pipe()
         self.result_fd, result_write = os.pipe()
-        self.output = tempfile.TemporaryFile()  # the checks' stdout and stderr: read back when a child dies
+        self.output = _output_file()  # the checks' stdout and stderr: read back when a child dies
         self.pid = os.fork()
         if self.pid == 0:
-            os.setpgid(0, 0)
-            # a sibling's pipe ends held open here would keep it from ever seeing EOF
-            for fd in [self.command_fd, self.result_fd] + [f for c in siblings for f in (c.command_fd, c.result_fd)]:
-                os.close(fd)
-            child_main(checks, command_read, result_write, os.dup(self.output.fileno()), timeout)
-        try:
-            os.setpgid(self.pid, self.pid)  # also here: the group must exist before a timeout may end it
-        except OSError:
-            pass
-        _LIVE_GROUPS.add(self.pid)
+            try:
+                os.setpgid(0, 0)  # a check that signals its process group cannot reach the worker
+                signal.set_wakeup_fd(-1)
+                for number in (signal.SIGCHLD, signal.SIGTERM):
+                    signal.signal(number, signal.SIG_DFL)
+                _seal(command_read, result_write, self.output)
+                child_main(checks, timeout)
+            finally:
+                os._exit(70)
+        _LIVE.add(self.pid)
         os.close(command_read)
         os.close(result_write)
+        os.set_blocking(self.result_fd, False)
+        self.own = False  # runs one check that needs a checker of its own
         self.position = None  # the check it is running
         self.deadline = None
-        self.buffer = b""
+        self.timed_out = False
+        self.oversized = False
+        self.buffer = bytearray()
 
-    def start(self, position, timeout):
+    def start(self, position, checks, timeout):
         self.position = position
+        self.own = _needs_own_checker(checks[position])
         self.deadline = time.monotonic() + timeout
-        os.write(self.command_fd, b"%d\n" % position)
+        try:
+            os.write(self.command_fd, b"%d\n" % position)
+        except OSError:  # it has died already: reported when it is reaped
+            pass
 
-    def close(self, kill=False):
-        """End the child, and whatever its checks started in its process group; its exit status."""
-        if kill:
-            _end_group(self.pid)
-        os.close(self.command_fd)  # an idle child reads EOF and exits
-        _, status = os.waitpid(self.pid, 0)
-        _end_group(self.pid)
-        _LIVE_GROUPS.discard(self.pid)
-        os.close(self.result_fd)
-        self.output.close()
-        return status
+    def receive(self):
+        """Read what the checker sent; False once its channel is closed (or it sent too much)."""
+        while self.result_fd is not None:
+            try:
+                chunk = os.read(self.result_fd, 65536)
+            except BlockingIOError:
+                return True
+            if chunk and len(self.buffer) + len(chunk) <= RESULT_LIMIT:
+                self.buffer += chunk
+                continue
+            if chunk:  # a check flooding its own channel: the checker is ended
+                self.oversized = True
+                self.kill()
+            os.close(self.result_fd)
+            self.result_fd = None
+        return False
+
+    def lines(self):
+        """The complete lines received since the last call."""
+        *complete, rest = bytes(self.buffer).split(b"\n")
+        self.buffer = bytearray(rest)
+        return complete
+
+    def kill(self):
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+    def close_channels(self):
+        for fd in (self.command_fd, self.result_fd, self.output):
+            if fd is not None:
+                os.close(fd)
+        self.command_fd = self.result_fd = self.output = None
 
     def output_tail(self):
         try:
-            self.output.seek(max(self.output.seek(0, 2) - 2000, 0))
-            return self.output.read().decode("utf-8", "replace")
-        except (OSError, ValueError):
+            size = os.fstat(self.output).st_size
+            return os.pread(self.output, 2000, max(size - 2000, 0)).decode("utf-8", "replace")
+        except (OSError, TypeError):
             return ""
 
 
-def _end_group(pgid):
+_TEMP = []
+
+
+def _output_file():
+    """A descriptor of a new unnamed temporary file (a checker's stdout and stderr)."""
+    if not _TEMP:
+        import tempfile
+
+        _TEMP.append(tempfile.gettempdir())
+    if hasattr(os, "O_TMPFILE"):
+        try:
+            return os.open(_TEMP[0], os.O_TMPFILE | os.O_RDWR, 0o600)
+        except OSError:
+            pass
+    import tempfile
+
+    with tempfile.TemporaryFile() as named:
+        return os.dup(named.fileno())
+
+
+def _parse_result(line):
+    """A checker's result line as a dict, or None where it is not one the checker's own code writes."""
     try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+        result = json.loads(line)
+    except ValueError:
+        return None
+    if not (isinstance(result, dict) and result.get("status") in ("pass", "fail", "error", "n/a")
+            and isinstance(result.get("detail"), str) and result.get("at") in (None, "assertion", "crash")
+            and isinstance(result.get("dirty"), bool)):
+        return None
+    if any(not isinstance(result.get(key), (str, type(None))) for key in ("change", "seen")):
+        return None
+    result["detail"] = _cut(result["detail"])
+    return result
 
 
-def _end_all_groups(*_):
-    """SIGTERM from torchdeck (interrupted or cancelled): end every check's process group, then exit."""
-    for pgid in list(_LIVE_GROUPS):
-        _end_group(pgid)
+def _end_everything(*_):
+    """SIGTERM from torchdeck (interrupted or cancelled): end every checker and what they started, then exit."""
+    for pid in list(_LIVE):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    _end_strays()
     os._exit(143)
 
 
+class _ChildSignals:
+    """SIGCHLD as a readable pipe, so that ``select`` wakes when a checker exits."""
+
+    def __enter__(self):
+        self.fd, self._write_fd = os.pipe()
+        os.set_blocking(self.fd, False)
+        os.set_blocking(self._write_fd, False)
+        self._old_fd = signal.set_wakeup_fd(self._write_fd)
+        self._old_handler = signal.signal(signal.SIGCHLD, lambda *_: None)
+        return self
+
+    def drain(self):
+        try:
+            while os.read(self.fd, 4096):
+                pass
+        except BlockingIOError:
+            pass
+
+    def __exit__(self, *_):
+        signal.signal(signal.SIGCHLD, self._old_handler)
+        signal.set_wakeup_fd(self._old_fd)
+        os.close(self.fd)
+        os.close(self._write_fd)
+
+
 def supervise(checks, timeout, emit, slots=1):
-    """Run every check in forked children, ``slots`` at a time; emit exactly one result per check.
+    """Run every check in forked checkers, ``slots`` at a time; emit exactly one result per check.
 
-    Checks go out in list order (``default`` checks first), one at a time, to whichever
-    child is idle, so a slow check on one core does not hold up the other. A spare child is
-    forked ahead while the others work: a child that exits (state it could not put back) is
-    replaced at once, without the fork on the way.
+    Checks go out in list order to whichever slot is free. A check that runs code gets a fresh
+    checker (as many are forked ahead as there are slots); declarative checks share one until it
+    leaves. A checker that has sent its result frees its slot; its result counts once it has exited
+    having sent that one line and nothing more. A check past its timeout has its checker killed
+    (SIGKILL, whatever it did to groups and signals); whatever a checker leaves behind is reparented
+    to the worker (its subreaper) and ended.
     """
-    queue = list(range(len(checks)))
-    queue.reverse()  # pop() takes from the front of the original order
-    children = []
-    spare = None
-    while queue or any(c.position is not None for c in children):
-        while queue and len(children) < slots:
-            children.append(spare or Child(checks, children, timeout))
-            spare = None
-        for child in children:
-            if child.position is None and queue:
-                child.start(queue.pop(), timeout)
-        if spare is None and len(queue) > slots:
-            spare = Child(checks, children, timeout)
-        busy = [c for c in children if c.position is not None]
-        wait = max(min(c.deadline for c in busy) - time.monotonic(), 0)
-        ready, _, _ = select.select([c.result_fd for c in busy], [], [], wait)
-        for child in busy:
-            if child.result_fd in ready:
-                finished = _read_result(child, checks, emit)
-            elif time.monotonic() >= child.deadline:
-                emit(checks[child.position]["index"], "error", "timed out after %g s" % timeout)
-                child.close(kill=True)
-                finished = True
+    import collections
+
+    queue = collections.deque(range(len(checks)))
+    own_left = sum(1 for item in checks if _needs_own_checker(item))
+    shared_left = len(checks) - own_left
+    # running: a check each, holding a slot; finishing: sent a result, not yet exited;
+    # idle: shared checkers waiting for a check; spares: forked ahead; leaving: done, not yet exited
+    running, finishing, idle, spares, leaving = [], [], [], [], []
+
+    def emit_result(child, result):
+        extra = {key: result[key] for key in ("change", "seen") if key in result}
+        emit(checks[child.position]["index"], result["status"], result["detail"], at=result.get("at"),
+             pristine=result.get("pristine") is True, **extra)
+
+    def finish(child, status):
+        """A checker has exited: the result of the check it ran, if it ran one."""
+        if child.position is None:
+            return
+        child.receive()
+        lines = child.lines()
+        result = _parse_result(lines[0]) if lines else None
+        index = checks[child.position]["index"]
+        if child.timed_out:
+            emit(index, "error", "timed out after %g s" % timeout)
+        elif child.oversized:
+            emit(index, "error", "the check sent more than %d KiB on its checker's result channel" %
+                 (RESULT_LIMIT >> 10))
+        elif len(lines) > 1 or child.buffer:
+            emit(index, "error", "the check wrote to its checker's result channel (%d line(s))" %
+                 (len(lines) + bool(child.buffer)))
+        elif lines and result is None:
+            emit(index, "error", "the checker sent a malformed result: %s" %
+                 _cut(lines[0].decode("utf-8", "replace"), 200))
+        elif result is not None:
+            emit_result(child, result)
+        else:
+            emit(index, "error", _death_reason(status, child.output_tail()))
+        child.position = None
+
+    def received(child):
+        """Read what a running checker sent; move it on once its result is in."""
+        child.receive()
+        if child.own or child.oversized:
+            if b"\n" in child.buffer or child.result_fd is None:
+                running.remove(child)  # judged when it exits: one line and nothing more
+                finishing.append(child)
+            return
+        for line in child.lines():
+            if child.position is None:
+                break  # nothing is asked of it: it has no business writing
+            result = _parse_result(line)
+            if result is None:
+                emit(checks[child.position]["index"], "error", "the checker sent a malformed result")
+                result = {"dirty": True}
+                child.kill()
             else:
-                continue
-            if finished:
-                children.remove(child)
-    for child in children + ([spare] if spare else []):
-        child.close()
+                emit_result(child, result)
+            child.position = None
+            running.remove(child)
+            (leaving if result["dirty"] else idle).append(child)
+
+    with _ChildSignals() as wakeup:
+        try:
+            while queue or running or finishing:
+                while queue and len(running) < slots:
+                    own = _needs_own_checker(checks[queue[0]])
+                    if own:
+                        own_left -= 1
+                        child = spares.pop(0) if spares else Child(checks, timeout)
+                    else:
+                        shared_left -= 1
+                        child = idle.pop() if idle else (spares.pop(0) if spares else Child(checks, timeout))
+                    child.start(queue.popleft(), checks, timeout)
+                    running.append(child)
+                if idle and not shared_left:  # no declarative check left for them
+                    for child in idle:
+                        os.close(child.command_fd)  # it reads the end of its commands and exits
+                        child.command_fd = None
+                    leaving += idle
+                    idle = []
+                if len(spares) < min(own_left, slots):
+                    # forked in a burst: the worker's pages that a fork shares are copied when the worker
+                    # next writes them, once per burst rather than once per checker
+                    while len(spares) < min(own_left, SPARES_PER_SLOT * slots):
+                        spares.append(Child(checks, timeout))
+                    continue
+                timed = running + finishing
+                wait = max(min(child.deadline for child in timed) - time.monotonic(), 0) if timed else None
+                fds = [child.result_fd for child in running if child.result_fd is not None]
+                ready = select.select(fds + [wakeup.fd], [], [], wait)[0]
+                for child in list(running):
+                    if child.result_fd in ready:
+                        received(child)
+                if wakeup.fd in ready:
+                    wakeup.drain()
+                    exited = _reap_checkers()
+                    for child in running + finishing + idle + spares + leaving:
+                        if child.pid in exited:
+                            finish(child, exited[child.pid])
+                            child.close_channels()
+                            for group in (running, finishing, idle, spares, leaving):
+                                if child in group:
+                                    group.remove(child)
+                    if exited:
+                        _end_strays(_LIVE)  # what an ended checker left behind is reparented here
+                now = time.monotonic()
+                for child in running + finishing:
+                    if now >= child.deadline:
+                        child.timed_out = True
+                        child.deadline = now + 1  # reaped once the kill lands: no busy wait meanwhile
+                        child.kill()
+        finally:
+            for child in running + finishing + idle + spares + leaving:
+                child.kill()
+                try:
+                    os.waitpid(child.pid, 0)
+                except ChildProcessError:
+                    pass
+                _LIVE.discard(child.pid)
+                child.close_channels()
+            _end_strays(_LIVE)
 
 
-def _read_result(child, checks, emit):
-    """Handle what ``child`` wrote; True when the child is gone (died, or exited dirty)."""
-    chunk = os.read(child.result_fd, 65536)
-    if not chunk:
-        tail = child.output_tail()
-        status = child.close()
-        emit(checks[child.position]["index"], "error", _death_reason(status, tail))
-        return True
-    child.buffer += chunk
-    if not child.buffer.endswith(b"\n"):
-        return False
-    result = json.loads(child.buffer)
-    child.buffer = b""
-    child.position = None
-    if "change" in result:
-        emit(result["index"], result["status"], result["detail"], at=result.get("at"), change=result["change"],
-             seen=result["seen"])
-    else:
-        emit(result["index"], result["status"], result["detail"], at=result.get("at"))
-    if result["dirty"]:  # the child exits now; a fresh one takes the next check
-        child.close()
-        return True
-    return False
+def _reap_checkers():
+    """``{pid: exit status}`` of every child that has exited (strays included)."""
+    exited = {}
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if pid == 0:
+            break
+        exited[pid] = status
+        _LIVE.discard(pid)
+    return exited
 
 
 # --------------------------------------------------------------------- main
 def main():
-    signal.signal(signal.SIGTERM, _end_all_groups)
+    signal.signal(signal.SIGTERM, _end_everything)
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)  # what a check leaves behind comes back here, whatever its session
+    _prctl(PR_SET_DUMPABLE, 0)  # other users' processes (a check's, unless run as root) cannot open its pipes
     if EXPORTED_REQUEST is None:  # started by torchdeck (an exported copy runs on its own)
         die_with_parent(signal.SIGTERM)
     out = os.fdopen(os.dup(1), "w", buffering=1)
@@ -919,11 +1272,18 @@ def main():
     import torch  # before reading the request: the caller may start us early and send it later
 
     calibration.join()  # no thread may be running when the children are forked
+    _import_backends()
     _namespace_baseline()  # taken once here: every child compares against it
     _pristine_state()
     gc.freeze()  # forked children then leave torch's objects' pages shared
+    waiting = EXPORTED_REQUEST is None and not select.select([sys.stdin], [], [], 0)[0]
+    if waiting:  # torchdeck is still loading the content: time that would be spent waiting
+        _map_in_large_pages()
 
     request = EXPORTED_REQUEST if EXPORTED_REQUEST is not None else json.load(sys.stdin)
+    if not waiting and sum(check_kind(item["check"]) in CODE_KINDS for item in request["checks"]) >= 64:
+        _map_in_large_pages()  # it pays for itself from about 30 forks on
+    _MEMORY_BASE.update(_memory_in_use())
 
     def send(message):
         out.write(json.dumps(message) + "\n")
@@ -938,12 +1298,12 @@ def main():
     statuses = {}  # index -> status, and -1-index -> the status of that fact's written control
     timeout = float(request.get("timeout", 10))
 
-    def emit(index, status, detail, at=None):
+    def emit(index, status, detail, at=None, pristine=True, **_):
         if index < 0:
             statuses[index] = (status, detail, at)
             return
         statuses[index] = status
-        message = {"index": index, "status": status, "detail": detail}
+        message = {"index": index, "status": status, "detail": _cut(detail), "pristine": pristine}
         if "id" in items[index]:  # an exported request: results name their fact and check
             message.update(id=items[index]["id"], hash=items[index].get("hash"))
         send(message)
@@ -954,14 +1314,15 @@ def main():
         if reason:
             emit(index, "skip", reason)
         else:
-            checks.append({"index": index, "check": item["check"]})
+            checks.append({"index": index, "check": item["check"], "requires": item.get("requires", [])})
             if request.get("controls") and item.get("control"):
-                checks.append({"index": -1 - index, "check": item["control"]})
+                checks.append({"index": -1 - index, "check": item["control"], "requires": item.get("requires", [])})
     checks.sort(key=_schedule_rank)
     slots = max(1, min(_cores(), len(checks) or 1))
     supervise(checks, timeout, emit, slots)
     if request.get("controls"):
         run_controls(items, statuses, timeout, slots, send)
+    _end_strays()
     out.flush()
 
 
@@ -1017,7 +1378,8 @@ def run_controls(items, statuses, timeout, slots, send):
     def record_world(n, status, detail, at=None, **_):
         verdicts[n] = _rival_verdict(status, detail, at)
 
-    runs = [{"index": n, "check": items[index]["check"], "world": rival["world"]}
+    runs = [{"index": n, "check": items[index]["check"], "world": rival["world"],
+             "requires": items[index].get("requires", [])}
             for n, (index, rival) in enumerate(worlds)]
     if runs:
         supervise(runs, timeout, record_world, slots)
@@ -1056,10 +1418,11 @@ def run_controls(items, statuses, timeout, slots, send):
         batch = [(index, mutate) for index, mutate in batch if mutate is not None]
         if not batch:
             break
-        runs = [{"index": n, "check": items[index]["check"], "mutate": mutate}
+        runs = [{"index": n, "check": items[index]["check"], "mutate": mutate,
+                 "requires": items[index].get("requires", [])}
                 for n, (index, mutate) in enumerate(batch)]
 
-        def record(n, status, detail, at=None, change=None, seen=None):
+        def record(n, status, detail, at=None, change=None, seen=None, **_):
             trials[batch[n][0]].record(status, at, change, seen)
 
         supervise(runs, timeout, record, slots)
@@ -1119,6 +1482,51 @@ def _calibrate_mkl_clock_in_background():
     thread = threading.Thread(target=calibrate, daemon=True)
     thread.start()
     return thread
+
+
+def _import_backends():
+    """Import every ``torch.backends`` module before forking: each check starts from torch with its
+    backends loaded (as ``resolve`` would load them), and no checker pays for importing them again
+    (``torch.backends.xeon.run_cpu`` alone brings in 20 modules, 50 ms in every check that uses it)."""
+    import importlib
+    import pkgutil
+
+    import torch.backends
+
+    for module in pkgutil.walk_packages(torch.backends.__path__, "torch.backends.", onerror=lambda _: None):
+        try:
+            importlib.import_module(module.name)
+        except Exception:  # an optional dependency missing (coremltools): as a check would find it
+            pass
+
+
+def _map_in_large_pages():
+    """Back the worker's private memory with 2 MiB pages where the kernel can (Linux MADV_COLLAPSE).
+
+    Every check forks a checker; a fork copies one page-table entry per 4 KiB page the worker has
+    written (about 140 MiB once torch is imported), a large page takes one entry: forking, and
+    exiting, cost a third as much. Where it cannot be done nothing changes.
+    """
+    libc = _libc()
+    if libc is None:
+        return
+    try:
+        import ctypes
+
+        madvise = libc.madvise
+        madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+        with open("/proc/self/maps") as maps:
+            regions = [line.split() for line in maps]
+    except Exception:
+        return
+    large = 1 << 21
+    for fields in regions:
+        start, end = (int(x, 16) for x in fields[0].split("-"))
+        if fields[1][:2] != "rw" or fields[1][3] != "p" or (len(fields) > 5 and fields[5] != "[heap]"):
+            continue  # private, writable, anonymous memory only
+        start, end = (start + large - 1) & ~(large - 1), end & ~(large - 1)
+        if end > start:
+            madvise(start, end - start, 25)  # MADV_COLLAPSE; fails harmlessly before Linux 6.1
 
 
 def _cores():
