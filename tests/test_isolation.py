@@ -203,7 +203,31 @@ def alive(pid: int) -> bool:
 
 
 def leftover(tag: str) -> str:
-    return subprocess.run(["pgrep", "-f", tag], capture_output=True, text=True).stdout
+    """The pids of processes whose command line matches ``tag`` and that this test process started (its
+    descendants), or that nobody waits for (orphans, adopted by init): not those of the tests that
+    other pytest-xdist workers run at the same time."""
+    found = subprocess.run(["pgrep", "-f", tag], capture_output=True, text=True).stdout.split()
+    return "\n".join(pid for pid in found if _ours_or_orphaned(int(pid)))
+
+
+def _ours_or_orphaned(pid: int) -> bool:
+    me, first = os.getpid(), True
+    while pid > 1:
+        parent = _parent(pid)
+        if parent is None:
+            return False  # gone meanwhile
+        if parent == me or (first and parent == 1):
+            return True
+        pid, first = parent, False
+    return False
+
+
+def _parent(pid: int):
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return int(stat.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def test_no_process_outlives_its_check_whatever_session_or_group_it_moves_to(tmp_path):
