@@ -44,8 +44,12 @@ def scan_api(python: Optional[str] = None) -> dict:
 
 
 def mentions(fact: Fact) -> set[str]:
-    """Dotted ``torch.backends`` names a fact's check touches."""
-    return set(_DOTTED.findall(fact.check.target))
+    """Dotted ``torch.backends`` names a fact's check touches: written out, or read through an alias
+    (``oe = torch.backends.opt_einsum`` then ``oe.enabled``), as the controls read them."""
+    from .mutants import subjects
+
+    read = {subject["path"] for subject in subjects(fact.check.as_dict())}
+    return set(_DOTTED.findall(fact.check.target)) | {path for path in read if path.startswith("torch.backends")}
 
 
 def measure(course: Course, api: dict) -> Coverage:
