@@ -158,6 +158,8 @@ class Flow:
         if taken == len(units):
             return tuple(paras), None
         index, start, _ = units[taken]
+        if start > 0 and index > 0:  # a paragraph moves on whole; it is cut only when it is the first here
+            start = 0
         head = list(paras[:index])
         rest = list(paras[index:])
         if start > 0:
