@@ -1273,16 +1273,18 @@ def main():
 
     calibration.join()  # no thread may be running when the children are forked
     _import_backends()
-    _namespace_baseline()  # taken once here: every child compares against it
-    _pristine_state()
-    gc.freeze()  # forked children then leave torch's objects' pages shared
     waiting = EXPORTED_REQUEST is None and not select.select([sys.stdin], [], [], 0)[0]
     if waiting:  # torchdeck is still loading the content: time that would be spent waiting
         _map_in_large_pages()
 
     request = EXPORTED_REQUEST if EXPORTED_REQUEST is not None else json.load(sys.stdin)
-    if not waiting and sum(check_kind(item["check"]) in CODE_KINDS for item in request["checks"]) >= 64:
-        _map_in_large_pages()  # it pays for itself from about 30 forks on
+    imported = _import_compiler_stack_if_used(request["checks"])
+    _namespace_baseline()  # taken once here, after every import: every child compares against it
+    _pristine_state()
+    gc.freeze()  # forked children then leave torch's objects' pages shared
+    if (imported or not waiting) and sum(check_kind(item["check"]) in CODE_KINDS
+                                         for item in request["checks"]) >= 64:
+        _map_in_large_pages()  # it pays for itself from about 30 forks on (again for what was imported)
     _MEMORY_BASE.update(_memory_in_use())
 
     def send(message):
@@ -1498,6 +1500,28 @@ def _import_backends():
             importlib.import_module(module.name)
         except Exception:  # an optional dependency missing (coremltools): as a check would find it
             pass
+
+
+# Checks that use these import the compiler stack on the way (``use_deterministic_algorithms`` imports
+# ``torch._inductor.config``, a dispatch mode or ``torch.export`` imports ``torch._dynamo``; sympy comes
+# with both): about 1 s in every checker. Where a request has such checks, the worker imports the stack
+# once before forking and they pay nothing; a request without them (most synthetic ones) is not slowed.
+COMPILER_STACK_USERS = re.compile(r"use_deterministic_algorithms|TorchDispatchMode|torch\.export|torch\._dynamo|"
+                                  r"torch\._inductor|torch\.compile")
+
+
+def _import_compiler_stack_if_used(items):
+    checks = [item["check"] for item in items]
+    checks += [item["control"] for item in items if item.get("control")]
+    code = [check[check_kind(check)] for check in checks if check_kind(check) in CODE_KINDS]
+    code += [rival["world"] for item in items for rival in item.get("rivals", [])]
+    if not any(COMPILER_STACK_USERS.search(text) for text in code):
+        return False
+    try:
+        import torch._inductor.config  # noqa: F401  (imports torch._dynamo and sympy too)
+    except Exception:
+        return False
+    return True
 
 
 def _map_in_large_pages():
