@@ -17,8 +17,9 @@ from json.encoder import encode_basestring
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Optional
 
-from .atomic import atomic_write_text, read_regular
+from .atomic import atomic_write_text
 from .errors import BuildError, ContentError, Problem, printable
+from .jsonfile import BadJson, read_versioned
 
 if TYPE_CHECKING:
     from .model import Course
@@ -137,16 +138,11 @@ def read_run(path: Path) -> Run:
     line = 1
     text = ""
     try:
-        text = read_regular(path).decode("utf-8")
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as err:
-            line = err.lineno
-            raise ValueError(err.msg) from None
-        if not isinstance(data, dict):
-            raise ValueError("not a JSON object")
-        if data.get("version") != VERSION:
-            raise ValueError(f"unknown version {data.get('version')!r} (expected {VERSION})")
+            data, text = read_versioned(path, VERSION)
+        except BadJson as err:
+            line = err.line
+            raise
         if parse_date(data.get("date")) is None:
             line = _line_of(text, "date")
             raise ValueError(f"date {data.get('date')!r} is not a day as YYYY-MM-DD")

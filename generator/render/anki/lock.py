@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from json.encoder import encode_basestring
 from pathlib import Path
 
-from ...atomic import atomic_write_text, read_regular
+from ...atomic import atomic_write_text
 from ...errors import BuildError
+from ...jsonfile import BadJson, read_versioned
 
 VERSION = 1
 _quoted = encode_basestring  # json.dumps of one string, without json.dumps' overhead
@@ -61,16 +62,11 @@ def read_manifest(path: Path) -> Manifest:
         return Manifest()
     line = 1
     try:
-        text = read_regular(path).decode("utf-8")
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as err:
-            line = err.lineno
-            raise ValueError(err.msg) from None
-        if not isinstance(data, dict):
-            raise ValueError("not a JSON object")
-        if data.get("version") != VERSION:
-            raise ValueError(f"unknown version {data.get('version')!r} (expected {VERSION})")
+            data, text = read_versioned(path, VERSION)
+        except BadJson as err:
+            line = err.line
+            raise
         notes = data.get("notes", {})
         if not isinstance(notes, dict):
             raise ValueError("'notes' is not an object")
