@@ -346,9 +346,23 @@ def describe_build():
     device = attempt(lambda: torch.cuda.get_device_name(0) if torch.cuda.is_available() else None)
     if device is None and attempt(lambda: torch.backends.mps.is_available()):
         device = "Apple MPS"
-    return {"cuda": torch.version.cuda, "hip": getattr(torch.version, "hip", None),
-            "cudnn": attempt(lambda: torch.backends.cudnn.version()) if torch.version.cuda else None,
-            "device": device, "machine": platform.machine(), "system": platform.system()}
+    found = {"cuda": torch.version.cuda, "hip": getattr(torch.version, "hip", None),
+             "cudnn": attempt(lambda: torch.backends.cudnn.version()) if torch.version.cuda else None,
+             "device": device, "machine": platform.machine(), "system": platform.system()}
+    driver = _nvidia_driver()
+    if driver:  # only where an NVIDIA driver is loaded: runs without one record what they always did
+        found["driver"] = driver
+    return found
+
+
+def _nvidia_driver():
+    """The loaded NVIDIA kernel driver's version (Linux), read without starting CUDA; None elsewhere."""
+    try:
+        with open("/proc/driver/nvidia/version") as version:
+            match = re.search(r"Kernel Module\s+(?:for \S+\s+)?([0-9][0-9.]*)", version.readline())
+    except OSError:
+        return None
+    return match.group(1) if match else None
 
 
 def skip_reason(item, capabilities):
