@@ -142,7 +142,7 @@ def _message(err):
         text = str(err)
     except Exception:
         text = "<%s whose message cannot be shown>" % type(err).__name__
-    return text if len(text) <= MESSAGE_LIMIT else text[:MESSAGE_LIMIT - 3] + "..."
+    return _cut(text, MESSAGE_LIMIT)
 
 
 def _raise_if_out_of_memory(err):
@@ -770,6 +770,7 @@ def _read_line(fd, pending):
 
 
 def _cut(text, limit=DETAIL_LIMIT):
+    """``text`` in at most ``limit`` characters."""
     text = text if isinstance(text, str) else str(text)
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
