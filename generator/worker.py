@@ -728,10 +728,12 @@ def child_main(checks, timeout):
         try:
             if change is not None and not change.installed:
                 status, detail = "n/a", ""
-            elif "world" in item and not _build_world(item["world"]):
-                status, detail = "error", "the rival's world could not be built: %s" % _WORLD_ERROR[0]
             else:
-                status, detail, at = judge(item["check"])
+                broken = _build_world(item["world"]) if "world" in item else None
+                if broken is not None:
+                    status, detail = "error", "the rival's world could not be built: %s" % broken
+                else:
+                    status, detail, at = judge(item["check"])
         except BaseException as err:  # SystemExit, KeyboardInterrupt from checked code
             status, detail = "error", "the check escaped: %s: %s" % (type(err).__name__, _message(err))
         if os.getpid() != me:  # the copy a forking check made returns here too: it must not report
@@ -775,18 +777,14 @@ def _cut(text, limit=DETAIL_LIMIT):
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-_WORLD_ERROR = [""]
-
-
 def _build_world(code):
     """Run a rival's ``world`` (code that makes the rival belief true: a patch of torch, another
-    starting state) before its check; False, with the reason in ``_WORLD_ERROR``, where it raised."""
+    starting state) before its check; None, or why it could not be built."""
     try:
         _run_code(code)
     except BaseException as err:
-        _WORLD_ERROR[0] = "%s: %s" % (type(err).__name__, _message(err))
-        return False
-    return True
+        return "%s: %s" % (type(err).__name__, _message(err))
+    return None
 
 
 def _mutants():
