@@ -1291,11 +1291,7 @@ def main():
     os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
     warnings.simplefilter("ignore")
     calibration = _calibrate_mkl_clock_in_background()
-    _T=[("start",time.perf_counter(),resource.getrusage(resource.RUSAGE_SELF))]
-    def _mark(n):
-        _T.append((n,time.perf_counter(),resource.getrusage(resource.RUSAGE_SELF)))
     import torch  # before reading the request: the caller may start us early and send it later
-    _mark("torch")
 
     MODULES_AFTER_IMPORT_TORCH.update(sys.modules)
 
@@ -1305,9 +1301,7 @@ def main():
     if waiting:  # torchdeck is still loading the content: time that would be spent waiting
         _map_in_large_pages()
 
-    _mark("prep")
     request = EXPORTED_REQUEST if EXPORTED_REQUEST is not None else json.load(sys.stdin)
-    _mark("request")
     imported = _import_compiler_stack_if_used(request["checks"])
     _namespace_baseline()  # taken once here, after every import: every child compares against it
     _pristine_state()
@@ -1316,7 +1310,6 @@ def main():
                                          for item in request["checks"]) >= 64:
         _map_in_large_pages()  # it pays for itself from about 30 forks on (again for what was imported)
     _MEMORY_BASE.update(_memory_in_use())
-    _mark("imported+thp")
 
     def send(message):
         out.write(json.dumps(message) + "\n")
@@ -1352,13 +1345,7 @@ def main():
                 checks.append({"index": -1 - index, "check": item["control"], "requires": item.get("requires", [])})
     checks.sort(key=_schedule_rank)
     slots = max(1, min(_cores(), len(checks) or 1))
-    _mark("caps")
     supervise(checks, timeout, emit, slots)
-    _mark("supervise")
-    c=resource.getrusage(resource.RUSAGE_CHILDREN)
-    with open("/tmp/wtimes.txt","w") as f:
-        for n,t,r in _T: f.write("%s %.2f cpu %.2f+%.2f\n"%(n,t-_T[0][1],r.ru_utime,r.ru_stime))
-        f.write("children %.2f+%.2f\n"%(c.ru_utime,c.ru_stime))
     if request.get("controls"):
         run_controls(items, statuses, timeout, slots, send)
     _end_strays()
