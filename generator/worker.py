@@ -1130,8 +1130,9 @@ class _ChildSignals:
         os.close(self._write_fd)
 
 
-def supervise(checks, timeout, emit, slots=1):
+def supervise(checks, timeout, emit, slots=1, relay=None):
     """Run every check in forked checkers, ``slots`` at a time; emit exactly one result per check.
+    Meanwhile pass on what a sub-worker sends (``relay``), so that it never waits on a full pipe.
 
     Checks go out in list order to whichever slot is free. A check that runs code gets a fresh
     checker (as many are forked ahead as there are slots); declarative checks share one until it
@@ -1229,7 +1230,10 @@ def supervise(checks, timeout, emit, slots=1):
                 timed = running + finishing
                 wait = max(min(child.deadline for child in timed) - time.monotonic(), 0) if timed else None
                 fds = [child.result_fd for child in running if child.result_fd is not None]
+                fds += [relay.fd] if relay is not None and relay.fd is not None else []
                 ready = select.select(fds + [wakeup.fd], [], [], wait)[0]
+                if relay is not None and relay.fd in ready:
+                    relay.pump()
                 for child in list(running):
                     if child.result_fd in ready:
                         received(child)
@@ -1291,25 +1295,17 @@ def main():
     os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
     warnings.simplefilter("ignore")
     calibration = _calibrate_mkl_clock_in_background()
+    gc.disable()  # importing builds objects by the million and frees next to none: no collection until forking
     import torch  # before reading the request: the caller may start us early and send it later
 
     MODULES_AFTER_IMPORT_TORCH.update(sys.modules)
-
-    calibration.join()  # no thread may be running when the children are forked
+    calibration.join()  # no thread may be running when a child is forked
     _import_backends()
     waiting = EXPORTED_REQUEST is None and not select.select([sys.stdin], [], [], 0)[0]
     if waiting:  # torchdeck is still loading the content: time that would be spent waiting
         _map_in_large_pages()
 
     request = EXPORTED_REQUEST if EXPORTED_REQUEST is not None else json.load(sys.stdin)
-    imported = _import_compiler_stack_if_used(request["checks"])
-    _namespace_baseline()  # taken once here, after every import: every child compares against it
-    _pristine_state()
-    gc.freeze()  # forked children then leave torch's objects' pages shared
-    if (imported or not waiting) and sum(check_kind(item["check"]) in CODE_KINDS
-                                         for item in request["checks"]) >= 64:
-        _map_in_large_pages()  # it pays for itself from about 30 forks on (again for what was imported)
-    _MEMORY_BASE.update(_memory_in_use())
 
     def send(message):
         out.write(json.dumps(message) + "\n")
@@ -1320,7 +1316,33 @@ def main():
     send({"hello": {"torch": torch.__version__, "python": "%d.%d.%d" % sys.version_info[:3],
                     "capabilities": capabilities, "build": found.get("build", {})}})
     items = request["checks"]
+    compiler = [index for index, item in enumerate(items) if _uses_compiler_stack(item)]
+    relay = None
+    if compiler and len(compiler) < len(items):
+        relay = _start_subworker(items, compiler, capabilities, request, out)
+    handed_on = set(compiler) if relay is not None else set()
+    mine = [index for index in range(len(items)) if index not in handed_on]
+    _serve(items, mine, capabilities, request, send, collapsed=waiting, relay=relay)
+    if relay is not None:
+        relay.finish()
+    _end_strays()
+    out.flush()
 
+
+def _serve(items, indexes, capabilities, request, send, collapsed=False, relay=None):
+    """Run the checks of ``items`` at ``indexes`` (and, where asked, their controls) in checkers forked
+    from this process, once it is ready to fork: each result goes to ``send``."""
+    mine = [items[index] for index in indexes]
+    imported = _import_compiler_stack_if_used(mine)
+    _namespace_baseline()  # taken once here, after every import: every child compares against it
+    _pristine_state()
+    gc.freeze()  # forked children then leave torch's objects' pages shared
+    gc.enable()
+    forks = sum(check_kind(item["check"]) in CODE_KINDS for item in mine)
+    forks += sum(len(item.get("rivals", ())) for item in mine) if request.get("controls") else 0
+    if (imported or not collapsed) and forks >= 64:
+        _map_in_large_pages()  # it pays for itself from about 30 forks on (again for what was imported)
+    _MEMORY_BASE.update(_memory_in_use())
     statuses = {}  # index -> status, and -1-index -> the status of that fact's written control
     timeout = float(request.get("timeout", 10))
 
@@ -1335,7 +1357,8 @@ def main():
         send(message)
 
     checks = []
-    for index, item in enumerate(items):
+    for index in indexes:
+        item = items[index]
         reason = skip_reason(item, capabilities)
         if reason:
             emit(index, "skip", reason)
@@ -1345,11 +1368,72 @@ def main():
                 checks.append({"index": -1 - index, "check": item["control"], "requires": item.get("requires", [])})
     checks.sort(key=_schedule_rank)
     slots = max(1, min(_cores(), len(checks) or 1))
-    supervise(checks, timeout, emit, slots)
+    supervise(checks, timeout, emit, slots, relay)
     if request.get("controls"):
-        run_controls(items, statuses, timeout, slots, send)
-    _end_strays()
-    out.flush()
+        run_controls(items, statuses, timeout, slots, send, relay)
+
+
+# The checks that use the compiler stack run in a sub-worker: a copy of the worker, forked before it
+# imports that stack, which imports it (about a second) while the worker runs every other check. Those
+# checks start from a pristine copy with the stack imported; the others fork from a smaller worker.
+def _start_subworker(items, indexes, capabilities, request, out):
+    """Fork the sub-worker that serves ``indexes``; the ``_Relay`` that passes on what it sends to ``out``."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            os.close(read_fd)
+            os.close(out.fileno())  # the worker's own output: only the worker writes there
+            die_with_parent()
+            _prctl(PR_SET_CHILD_SUBREAPER, 1)
+            channel = os.fdopen(write_fd, "w", buffering=1)
+            _serve(items, indexes, capabilities, request,
+                   lambda message: channel.write(json.dumps(message) + "\n"))
+            _end_strays()
+            channel.flush()
+        except BaseException:
+            traceback.print_exc()
+            code = 3
+        finally:
+            os._exit(code)
+    _LIVE.add(pid)
+    os.close(write_fd)
+    os.set_blocking(read_fd, False)
+    return _Relay(read_fd, pid, out)
+
+
+class _Relay:
+    """What a sub-worker sends, passed on to the worker's output a whole line at a time."""
+
+    def __init__(self, fd, pid, out):
+        self.fd, self.pid, self.out = fd, pid, out
+        self.pending = b""
+
+    def pump(self):
+        """Take what has arrived; at the end of it, close the channel."""
+        try:
+            chunk = os.read(self.fd, 65536)
+        except BlockingIOError:
+            return
+        if not chunk:
+            os.close(self.fd)
+            self.fd = None
+            return
+        *lines, self.pending = (self.pending + chunk).split(b"\n")
+        for line in lines:
+            self.out.write(line.decode("utf-8", "replace") + "\n")
+
+    def finish(self):
+        """Pass on the rest of what the sub-worker sends; wait for it to exit."""
+        while self.fd is not None:
+            select.select([self.fd], [], [])
+            self.pump()
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:  # reaped already, with the checkers
+            pass
+        _LIVE.discard(self.pid)
 
 
 # ---------------------------------------------------------------- controls
@@ -1390,7 +1474,7 @@ class _Trials:
             self.pending.append(variant + 1)
 
 
-def run_controls(items, statuses, timeout, slots, send):
+def run_controls(items, statuses, timeout, slots, send, relay=None):
     """For each check that passed: every rival world it names must make it fail at its own assertion
     (``caught``, else ``missed``); without rivals, its written control must fail, or else changes to
     what it reads must make it fail, under the same rule (``caught``, ``missed``, or ``none`` where it
@@ -1408,7 +1492,7 @@ def run_controls(items, statuses, timeout, slots, send):
              "requires": items[index].get("requires", [])}
             for n, (index, rival) in enumerate(worlds)]
     if runs:
-        supervise(runs, timeout, record_world, slots)
+        supervise(runs, timeout, record_world, slots, relay)
     by_fact = {}
     for n, (index, _) in enumerate(worlds):
         by_fact.setdefault(index, []).append(verdicts.get(n, ("error", "no result")))
@@ -1451,7 +1535,7 @@ def run_controls(items, statuses, timeout, slots, send):
         def record(n, status, detail, at=None, change=None, seen=None, **_):
             trials[batch[n][0]].record(status, at, change, seen)
 
-        supervise(runs, timeout, record, slots)
+        supervise(runs, timeout, record, slots, relay)
     for index, trial in trials.items():
         if trial.caught is not None:
             send({"index": index, "control": "caught", "detail": "fails when " + trial.caught})
@@ -1488,7 +1572,7 @@ def _schedule_rank(item):
 def _calibrate_mkl_clock_in_background():
     """Have MKL measure the CPU clock now, on the other core while torch imports.
 
-    MKL times a busy loop (0.5 to 1 s) the first time a process turns its verbose
+    MKL times a busy loop (0.3 to 1 s) the first time a process turns its verbose
     mode on; done here, before the fork, the children inherit the measured value
     instead of each paying for it. Builds without MKL have no such function:
     then the thread does nothing.
@@ -1527,19 +1611,29 @@ def _import_backends():
 
 
 # Checks that use these import the compiler stack on the way (``use_deterministic_algorithms`` imports
-# ``torch._inductor.config``, a dispatch mode or ``torch.export`` imports ``torch._dynamo``; sympy comes
-# with both): about 1 s in every checker. Where a request has such checks, the worker imports the stack
-# once before forking and they pay nothing; a request without them (most synthetic ones) is not slowed.
+# ``torch._inductor.config``; a dispatch mode, ``torch.export``, the profiler, a flop counter or a
+# semi-structured sparse tensor import ``torch._dynamo``, many through ``torch._disable_dynamo``; sympy
+# comes with both): about 1 s in every checker. Such checks run in a sub-worker that imports the stack
+# once before forking, and they pay nothing; a check this misses is slower, never wrong.
 COMPILER_STACK_USERS = re.compile(r"use_deterministic_algorithms|TorchDispatchMode|torch\.export|torch\._dynamo|"
-                                  r"torch\._inductor|torch\.compile")
+                                  r"torch\._inductor|torch\.compile|torch\.profiler|FlopCounterMode|"
+                                  r"semi_structured|SparseSemiStructured")
 
 
-def _import_compiler_stack_if_used(items):
+def _code_of(items):
+    """The code a request's checks, written controls and rivals' worlds run."""
     checks = [item["check"] for item in items]
     checks += [item["control"] for item in items if item.get("control")]
     code = [check[check_kind(check)] for check in checks if check_kind(check) in CODE_KINDS]
-    code += [rival["world"] for item in items for rival in item.get("rivals", [])]
-    if not any(COMPILER_STACK_USERS.search(text) for text in code):
+    return code + [rival["world"] for item in items for rival in item.get("rivals", [])]
+
+
+def _uses_compiler_stack(item):
+    return any(COMPILER_STACK_USERS.search(text) for text in _code_of([item]))
+
+
+def _import_compiler_stack_if_used(items):
+    if not any(_uses_compiler_stack(item) for item in items):
         return False
     try:
         import torch._inductor.config  # noqa: F401  (imports torch._dynamo and sympy too)

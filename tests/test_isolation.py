@@ -132,6 +132,36 @@ def test_no_side_effect_reaches_a_later_check(tmp_path):
     assert all(r.status == "pass" for r in alone.values())
 
 
+COMPILER_STACK = "# runs under torch.compile's stack\n"  # a comment the worker routes by (COMPILER_STACK_USERS)
+
+
+def test_checks_that_use_the_compiler_stack_run_apart_with_the_same_guarantees(tmp_path):
+    """Checks that use the compiler stack run in the sub-worker, forked from a pristine copy with the stack
+    imported: no side effect reaches a later check there either, a forgery decides nothing, nothing a
+    check starts outlives it; the other checks fork from a worker without the stack."""
+    (tmp_path / "scratch").mkdir()
+    facts = {fact_id: {"snippet": COMPILER_STACK + check["snippet"]}
+             for fact_id, check in polluted_then_probed(tmp_path / "scratch").items()}
+    facts["stack-imported-here"] = {"snippet": COMPILER_STACK + "import sys\nassert 'sympy' in sys.modules"}
+    facts["forger"] = {"snippet": COMPILER_STACK + "import os\nline = %r\n" % FORGED.replace(b'"index": 1', b'"index": 0')
+                       + "for fd in range(3, 1024):\n    try:\n        os.write(fd, line)\n    except OSError:\n"
+                         "        pass\n"}
+    facts["escapes"] = {"snippet": COMPILER_STACK + "import subprocess\n"
+                                                    "subprocess.Popen(['sleep', '100.7104'], start_new_session=True)"}
+    facts["hangs"] = {"snippet": COMPILER_STACK + "import time\ntime.sleep(100)"}
+    facts["plain-no-stack"] = {"snippet": "import sys\nassert 'sympy' not in sys.modules"}
+    facts = {"victim": {"expr": "1 + 1 == 3"}, **facts}
+    results = run(write(tmp_path / "content", facts), timeout=3).results
+    wrong = {fact_id: (r.status, r.detail) for fact_id, r in results.items()
+             if r.status != "pass" and fact_id not in ("victim", "forger", "escapes", "hangs")}
+    assert not wrong
+    assert results["victim"].status == "fail"
+    assert results["forger"].status == "error" and results["escapes"].status == "error"
+    assert "timed out" in results["hangs"].detail
+    time.sleep(0.2)
+    assert not leftover("sleep 100.7104")
+
+
 def test_a_result_from_a_checker_that_was_not_pristine_is_not_cached(tmp_path):
     facts = {"a": {"expr": "1 + 1 == 2"}, "b": {"expr": "2 + 2 == 4"}}
     course = load_course(write(tmp_path / "content", facts))
