@@ -46,7 +46,7 @@ def scan_api(python: Optional[str] = None) -> dict:
 def mentions(fact: Fact) -> set[str]:
     """Dotted ``torch.backends`` names a fact's check touches: written out, or read through an alias
     (``oe = torch.backends.opt_einsum`` then ``oe.enabled``), as the controls read them."""
-    from .mutants import subjects
+    from .worker import subjects
 
     read = {subject["path"] for subject in subjects(fact.check.as_dict())}
     return set(_DOTTED.findall(fact.check.target)) | {path for path in read if path.startswith("torch.backends")}

@@ -7,6 +7,7 @@ problems of a run are collected and raised together as one ContentError.
 from __future__ import annotations
 
 import hashlib
+import keyword
 import pickle
 import sys
 from pathlib import Path
@@ -247,8 +248,8 @@ def _problem_from(error: dict, data, positions: Positions, name: str) -> Problem
             node, path = node[part], path + (part,)
         elif isinstance(node, list) and isinstance(part, int) and part < len(node):
             node, path = node[part], path + (part,)
-        elif part == "is_" and isinstance(node, dict) and "is" in node:
-            node, path = node["is"], path + ("is",)
+        elif isinstance(part, str) and isinstance(node, dict) and _yaml_key(part) in node:
+            node, path = node[_yaml_key(part)], path + (_yaml_key(part),)
     if error["type"] == "union_tag_invalid" and isinstance(node, dict) and "kind" in node:
         path += ("kind",)
     line, col = positions.get(path, (1, 1))
@@ -266,10 +267,15 @@ def _message(error: dict) -> str:
     return message
 
 
+def _yaml_key(name: str) -> str:
+    """The YAML key of a model field: ``is_`` is written ``is`` (``model.field_name``)."""
+    return name[:-1] if name.endswith("_") and keyword.iskeyword(name[:-1]) else name
+
+
 def _dotted(path: tuple) -> str:
     out = ""
     for part in path:
-        part = "is" if part == "is_" else part
+        part = _yaml_key(part) if isinstance(part, str) else part
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out
 

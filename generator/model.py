@@ -8,20 +8,20 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import keyword
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
 from .markup import has_cloze
 from .text import LocalText
-from .worker import CAPABILITIES, CHECK_KINDS as WORKER_CHECK_KINDS
+from .worker import CAPABILITIES, CHECK_KINDS as KINDS, TYPE_NAMES
 
 Id = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$", max_length=80)]
 Capability = Literal[tuple(CAPABILITIES)]
-CHECK_KINDS = tuple(WORKER_CHECK_KINDS)
-TYPE_NAMES = ("bool", "int", "float", "str", "callable", "module", "class")
+CHECK_KINDS = tuple(KINDS)
 Difficulty = Annotated[int, Field(ge=1, le=3)]
 Tag = Annotated[str, Field(pattern=r"^[A-Za-z0-9_:.+-]+$")]
 
@@ -30,24 +30,24 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
-_COMPANIONS = {kind: companion for kind, (companion, _, _) in WORKER_CHECK_KINDS.items() if companion}
+# What a check kind's companion key holds (``CheckKind.holds``), as the content model validates it.
+_HOLDS = {
+    "value": Any,
+    "type-name": Literal[TYPE_NAMES],
+    "names": list[str],
+    "exception-name": Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$")],
+}
+_COMPANIONS = {name: kind.companion for name, kind in KINDS.items() if kind.companion}
 
 
-class Check(Strict):
-    """Exactly one check kind; its companion key (``equals``, ``is``, ...) where it has one."""
+def field_name(key: str) -> str:
+    """The model's field for a YAML key: a Python keyword (``is``) gets a trailing underscore."""
+    return key + "_" if keyword.iskeyword(key) else key
 
-    exists: Optional[str] = None
-    absent: Optional[str] = None
-    default: Optional[str] = None
-    equals: Any = None
-    type: Optional[str] = None
-    is_: Optional[Literal[TYPE_NAMES]] = Field(default=None, alias="is")
-    signature: Optional[str] = None
-    params: Optional[list[str]] = None
-    expr: Optional[str] = None
-    snippet: Optional[str] = None
-    raises: Optional[str] = None
-    error: Optional[str] = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$")
+
+class _CheckFields(Strict):
+    """Exactly one check kind; its companion key (``equals``, ``is``, ...) where it has one. The fields
+    come from the worker's table of kinds (``Check`` below)."""
 
     @model_validator(mode="after")
     def _one_kind(self):
@@ -58,8 +58,7 @@ class Check(Strict):
         kind = given[0]
         needed = _COMPANIONS.get(kind)
         for key in _COMPANIONS.values():
-            field_name = "is_" if key == "is" else key
-            given_here = field_name in self.model_fields_set
+            given_here = field_name(key) in self.model_fields_set
             if given_here and key != needed:
                 raise ValueError(f"'{key}' does not belong to a '{kind}' check")
             if key == needed and not given_here:
@@ -78,6 +77,19 @@ class Check(Strict):
     def as_dict(self) -> dict:
         """The check as written in YAML (the worker's input)."""
         return self.model_dump(by_alias=True, exclude_unset=True)
+
+
+def _check_fields() -> dict:
+    fields: dict = {}
+    for kind in KINDS.values():
+        fields[kind.name] = (Optional[str], None)
+        if kind.companion:
+            fields[field_name(kind.companion)] = (Optional[_HOLDS[kind.holds]],
+                                                  Field(default=None, alias=kind.companion))
+    return fields
+
+
+Check = create_model("Check", __base__=_CheckFields, __doc__=_CheckFields.__doc__, **_check_fields())
 
 
 class Rival(Strict):
@@ -170,13 +182,14 @@ def negates(control: Check, check: Check) -> bool:
 
 def _final_test(check: Check) -> list:
     """``[(the statements before it, the final test)]`` of an ``expr`` or a ``snippet`` ending in ``assert``."""
-    if check.kind not in ("expr", "snippet"):
+    final_test = KINDS[check.kind].final_test
+    if final_test is None:
         return []
     try:
-        tree = ast.parse(check.target, mode="eval" if check.kind == "expr" else "exec")
+        tree = ast.parse(check.target, mode=KINDS[check.kind].parse_mode)
     except SyntaxError:
         return []
-    if isinstance(tree, ast.Expression):
+    if final_test == "expression":
         return [((), tree.body)]
     if tree.body and isinstance(tree.body[-1], ast.Assert):
         return [(tuple(ast.dump(statement) for statement in tree.body[:-1]), tree.body[-1].test)]

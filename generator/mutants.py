@@ -1,6 +1,6 @@
 """Controls for checks: change one thing a check reads from torch and see whether the check notices.
 
-A check proves its claim only if it would fail were the claim false. ``subjects`` reads a
+A check proves its claim only if it would fail were the claim false. ``code_subjects`` reads a
 check's code and lists every torch name it reads (a flag, a default, a function it calls, an
 attribute it tests with ``hasattr``); ``apply`` changes one of them in the running process
 (the worker does this in a throwaway child): a value is pinned to another one (a flag flipped,
@@ -40,18 +40,15 @@ MAX_TRIES = 12  # changes tried per check before it is called missed
 
 
 # ----------------------------------------------------------------- reading
-def subjects(check):
-    """``[{"path": dotted name, "mode": how it is read}]`` for a check (the worker's dict), most likely first.
+def code_subjects(code, parse_mode):
+    """``[{"path": dotted name, "mode": how it is read}]`` for a check's code, most likely first.
 
     Modes: ``value`` (read), ``call`` (called), ``presence`` (``hasattr``/``getattr`` with a
-    default), and for the PATH checks ``exists``, ``absent``, ``type``, ``signature``.
+    default), ``written`` (assigned, never read). A PATH check's one subject is its PATH, read as
+    its kind says (``worker.subjects``).
     """
-    kind = next(k for k in ("default", "exists", "absent", "type", "signature", "expr", "snippet", "raises")
-                if k in check)
-    if kind not in ("expr", "snippet", "raises"):  # a PATH check: its one subject is its PATH
-        return [{"path": check[kind], "mode": "value" if kind == "default" else kind}]
     try:
-        tree = ast.parse(check[kind], mode="eval" if kind == "expr" else "exec")
+        tree = ast.parse(code, mode=parse_mode)
     except SyntaxError:
         return []
     reads = _Reads()

@@ -8,14 +8,14 @@ Protocol: one JSON document on stdin ``{"checks": [{"check": {...},
 first ``{"hello": {...}}`` (torch, python, capabilities), then one
 ``{"index": i, "status": ..., "detail": ...}`` per check.
 
-Isolation and faults: the parent imports torch and runs no check itself. A
-forked child runs the checks in order (``default`` checks first, while the
-child is pristine). After each check it compares the global state (every
-backend flag, threads, determinism, matmul precision, default dtype, SDPA
-switches) with the state before; what changed is put back, and where that does
-not restore it exactly the child exits, so no later check can see the change; a
-fresh child takes over from the next check. A child that hangs past the timeout is killed, one that dies is
-reported as ``error``; either way a fresh child goes on with the rest.
+Isolation: the worker imports torch and runs no check itself. Every check that
+runs code runs in a checker of its own, a fresh fork of the pristine worker that
+exits after it; declarative checks (a PATH read) share a checker while the
+watched state stays as it was. A checker reaches only its own channels; what it
+leaves behind is ended (the worker is a subreaper); one that hangs past the
+timeout is killed, one that dies is reported as ``error``. Checks that use the
+compiler stack run in a sub-worker that imports it once (``_start_subworker``).
+The kinds of check are one table, ``CHECK_KINDS``.
 """
 import errno
 import gc
@@ -38,25 +38,6 @@ try:
 except ImportError:  # not on Windows: no limits there
     resource = None
 
-# The one table of check kinds: kind -> (its companion key or None, what its target is: a dotted
-# PATH or Python code, rank: children run lower ranks first, so `default` reads a pristine state).
-# The content model derives its validation from it; `_run_check` has one branch per kind.
-CHECK_KINDS = {
-    "default": ("equals", "path", 0),
-    "exists": (None, "path", 1),
-    "absent": (None, "path", 1),
-    "type": ("is", "path", 1),
-    "signature": ("params", "path", 1),
-    "expr": (None, "code", 2),
-    "raises": ("error", "code", 2),
-    "snippet": (None, "code", 2),
-}
-CODE_KINDS = tuple(kind for kind, (_, target, _) in CHECK_KINDS.items() if target == "code")
-
-
-def check_kind(check):
-    """The kind of a check as the worker receives it (a dict holding one kind's key)."""
-    return next(kind for kind in CHECK_KINDS if kind in check)
 _MISSING = object()
 _open = io.open  # a checker reads /proc after its check, which may have replaced builtins.open
 
@@ -88,6 +69,9 @@ def resolve(path):
     return obj
 
 
+TYPE_NAMES = ("bool", "int", "float", "str", "callable", "module", "class")  # what a `type` check's `is` names
+
+
 def _type_matches(value, name):
     if name == "bool":
         return isinstance(value, bool)
@@ -107,7 +91,7 @@ def _type_matches(value, name):
 
 
 def _type_name(value):
-    for name in ("bool", "int", "float", "str", "module", "class", "callable"):
+    for name in ("bool", "int", "float", "str", "module", "class", "callable"):  # TYPE_NAMES, most specific first
         if _type_matches(value, name):
             return name
     return type(value).__name__
@@ -192,14 +176,14 @@ def judge(check):
     on the way (a name that is gone, an exception the check did not ask for). Only the first proves
     the claim false: a control is caught at the check's assertion or not at all.
     """
-    kind = check_kind(check)
-    if kind in CODE_KINDS:
+    kind = CHECK_KINDS[check_kind(check)]
+    if kind.target == "code":
         try:
-            compile(check[kind], "<check>", "eval" if kind == "expr" else "exec")
+            compile(check[kind.name], "<check>", kind.parse_mode)
         except (SyntaxError, ValueError) as err:
             return "error", "the check's code does not compile: %s" % _message(err), None
     try:
-        status, detail = _run_check(kind, check[kind], check)
+        status, detail = kind.run(check[kind.name], check)
     except MemoryError:
         return "error", "the check ran out of memory (limit %d MiB)" % (MEMORY_LIMIT >> 20), None
     except _Crash as crash:
@@ -225,65 +209,86 @@ def _raised_by_the_check(err):
     return tb is not None and tb.tb_frame.f_code.co_filename == "<check>"
 
 
-def _run_check(kind, target, check):
-    if kind == "exists":
-        try:
-            resolve(target)
-        except (AttributeError, ImportError) as err:
-            return "fail", "expected %s to exist: %s" % (target, err)
-        return "pass", ""
-    if kind == "absent":
-        parent, _, name = target.rpartition(".")
-        try:
-            owner = resolve(parent)
-        except (AttributeError, ImportError) as err:
-            return "error", "cannot tell: the parent %s does not exist either (%s); a typo?" % (parent, err)
-        try:
-            resolve(target)
-        except (AttributeError, ImportError):
-            return "pass", ""
-        return "fail", "expected %s to be absent, but it exists (%s)" % (target, _short(owner))
-    if kind in ("default", "type", "signature"):
-        try:
-            value = resolve(target)
-        except (AttributeError, ImportError) as err:
-            raise _Crash("%s does not exist: %s" % (target, err))
-        if kind == "default":
-            if _equal(value, check["equals"]):
-                return "pass", ""
-            return "fail", "expected %s == %s, actual %s" % (target, _short(check["equals"]), _short(value))
-        if kind == "type":
-            if _type_matches(value, check["is"]):
-                return "pass", ""
-            return "fail", "expected %s to be a %s, actual %s" % (target, check["is"], _type_name(value))
-        try:
-            params = list(inspect.signature(value).parameters)
-        except (TypeError, ValueError) as err:
-            raise _Crash("%s has no inspectable signature: %s" % (target, err))
-        if params == list(check["params"]):
-            return "pass", ""
-        return "fail", "expected parameters %s, actual %s" % (check["params"], params)
-    if kind == "expr":
-        import torch
+def _run_exists(target, check):
+    try:
+        resolve(target)
+    except (AttributeError, ImportError) as err:
+        return "fail", "expected %s to exist: %s" % (target, err)
+    return "pass", ""
 
-        try:
-            value = eval(compile(target, "<check>", "eval"), {"torch": torch})
-        except Exception as err:
-            _raise_if_out_of_memory(err)
-            raise _Crash("the expression raised %s: %s" % (type(err).__name__, _message(err)))
-        if value:
-            return "pass", ""
-        return "fail", "expected a truthy value, actual %s" % _short(value)
-    if kind == "snippet":
-        try:
-            _run_code(target)
-        except Exception as err:
-            _raise_if_out_of_memory(err)
-            detail = "the snippet raised %s: %s" % (type(err).__name__, _message(err))
-            if _raised_by_the_check(err):
-                return "fail", detail
-            raise _Crash(detail)
+
+def _run_absent(target, check):
+    parent, _, name = target.rpartition(".")
+    try:
+        owner = resolve(parent)
+    except (AttributeError, ImportError) as err:
+        return "error", "cannot tell: the parent %s does not exist either (%s); a typo?" % (parent, err)
+    try:
+        resolve(target)
+    except (AttributeError, ImportError):
         return "pass", ""
+    return "fail", "expected %s to be absent, but it exists (%s)" % (target, _short(owner))
+
+
+def _resolved(target):
+    """The object PATH names; that it is missing is a crash, not the check's own failure."""
+    try:
+        return resolve(target)
+    except (AttributeError, ImportError) as err:
+        raise _Crash("%s does not exist: %s" % (target, err))
+
+
+def _run_default(target, check):
+    value = _resolved(target)
+    if _equal(value, check["equals"]):
+        return "pass", ""
+    return "fail", "expected %s == %s, actual %s" % (target, _short(check["equals"]), _short(value))
+
+
+def _run_type(target, check):
+    value = _resolved(target)
+    if _type_matches(value, check["is"]):
+        return "pass", ""
+    return "fail", "expected %s to be a %s, actual %s" % (target, check["is"], _type_name(value))
+
+
+def _run_signature(target, check):
+    value = _resolved(target)
+    try:
+        params = list(inspect.signature(value).parameters)
+    except (TypeError, ValueError) as err:
+        raise _Crash("%s has no inspectable signature: %s" % (target, err))
+    if params == list(check["params"]):
+        return "pass", ""
+    return "fail", "expected parameters %s, actual %s" % (check["params"], params)
+
+
+def _run_expr(target, check):
+    import torch
+
+    try:
+        value = eval(compile(target, "<check>", "eval"), {"torch": torch})
+    except Exception as err:
+        _raise_if_out_of_memory(err)
+        raise _Crash("the expression raised %s: %s" % (type(err).__name__, _message(err)))
+    if value:
+        return "pass", ""
+    return "fail", "expected a truthy value, actual %s" % _short(value)
+
+
+def _run_snippet(target, check):
+    try:
+        _run_code(target)
+    except Exception as err:
+        _raise_if_out_of_memory(err)
+        detail = "the snippet raised %s: %s" % (type(err).__name__, _message(err))
+        if _raised_by_the_check(err):
+            return "fail", detail
+        raise _Crash(detail)
+    return "pass", ""
+
+
+def _run_raises(target, check):
     try:
         _run_code(target)
     except Exception as err:
@@ -295,6 +300,74 @@ def _run_check(kind, target, check):
             return "fail", detail
         raise _Crash(detail)
     return "fail", "expected %s, but the code raised nothing" % check["error"]
+
+
+class CheckKind:
+    """Everything about one kind of check, in one place.
+
+    ``name`` is its key in a fact's ``check``, and ``target`` says what that key holds: a dotted
+    ``"path"`` or Python ``"code"`` (run in a checker of its own). ``companion`` is the second key
+    the kind needs (or None) and ``holds`` what that key holds (``"value"``: any YAML value,
+    ``"type-name"``: one of TYPE_NAMES, ``"names"``: a list of names, ``"exception-name"``: a class
+    name); the content model's validation is built from these. ``run(target, check)`` returns
+    ``(status, detail)``. ``rank`` orders a checker's checks (lower first: ``default`` reads a
+    pristine state). ``read_as`` tells the controls how a PATH kind reads its PATH (the change
+    they make to it); ``parse_mode`` is how code is compiled; ``final_test`` says where its own
+    test is (``"expression"`` or ``"assert"``: a written control that only turns it around is
+    refused). ``doc`` is its line in the README's table.
+    """
+
+    def __init__(self, name, target, run, doc, companion=None, holds=None, rank=1, read_as=None,
+                 parse_mode="exec", final_test=None):
+        self.name, self.target, self.run, self.doc = name, target, run, doc
+        self.companion, self.holds, self.rank = companion, holds, rank
+        self.read_as = read_as or name
+        self.parse_mode, self.final_test = parse_mode, final_test
+
+
+# The one table of check kinds: to add a kind, add its entry here (and its line to the README).
+CHECK_KINDS = {kind.name: kind for kind in (
+    CheckKind("exists", "path", _run_exists,
+              doc=("PATH resolves. Resolution starts at the first name's module and takes each next name by "
+                   '`getattr`, importing `a.b.c` as a submodule where the attribute is missing (so '
+                   '`torch.backends.xeon.run_cpu` and `torch.backends.xnnpack` work, and property modules '
+                   'such as `cudnn` are read through `sys.modules`).')),
+    CheckKind("absent", "path", _run_absent,
+              doc=('everything but the last name resolves and the last does not. If the parent is missing '
+                   'too the result is `error` (a typo must not pass as "absent").')),
+    CheckKind("default", "path", _run_default, companion="equals", holds="value", rank=0, read_as="value",
+              doc=('the value read in a pristine interpreter (before any other check ran) equals VALUE. '
+                   'Strict for booleans (`True` is not `1`) and `null`; a non-YAML value (an enum, a dtype) '
+                   'compares by `str()`; lists compare element-wise.')),
+    CheckKind("type", "path", _run_type, companion="is", holds="type-name",
+              doc=('T is `bool`, `int` (not bool), `float`, `str`, `callable` (not a class), `module` or '
+                   '`class`.')),
+    CheckKind("signature", "path", _run_signature, companion="params", holds="names",
+              doc=('`inspect.signature(obj)` has exactly these parameter names in this order.')),
+    CheckKind("expr", "code", _run_expr, rank=2, parse_mode="eval", final_test="expression",
+              doc=('the expression, evaluated with `torch` imported, is truthy (an expression that raises '
+                   'crashes: a fail not at its own test).')),
+    CheckKind("snippet", "code", _run_snippet, rank=2, final_test="assert",
+              doc=('the code (with `torch` imported) runs without raising.')),
+    CheckKind("raises", "code", _run_raises, companion="error", holds="exception-name", rank=2,
+              doc=('the code raises an exception whose class or any base class is called `Name` (or '
+                   '`module.Name`).')),
+)}
+CODE_KINDS = tuple(name for name, kind in CHECK_KINDS.items() if kind.target == "code")
+
+
+def check_kind(check):
+    """The kind of a check as the worker receives it (a dict holding one kind's key)."""
+    return next(kind for kind in CHECK_KINDS if kind in check)
+
+
+def subjects(check):
+    """What a check reads from torch, most likely first (the controls change these): a PATH kind's
+    PATH, read as its kind reads it, or the names its code reads (``mutants.code_subjects``)."""
+    kind = CHECK_KINDS[check_kind(check)]
+    if kind.target == "path":
+        return [{"path": check[kind.name], "mode": kind.read_as}]
+    return _mutants().code_subjects(check[kind.name], kind.parse_mode)
 
 
 # ------------------------------------------------------------- capabilities
@@ -1522,7 +1595,7 @@ def run_controls(items, statuses, timeout, slots, send, relay=None):
                                 ("passes too" if status == "pass" else "gave %s (%s): %s" %
                                  (status, at or "not at its assertion", detail))})
             continue
-        trials[index] = _Trials(mutants.subjects(item["check"]), mutants.MAX_TRIES)
+        trials[index] = _Trials(subjects(item["check"]), mutants.MAX_TRIES)
     while True:
         batch = [(index, trial.next()) for index, trial in trials.items()]
         batch = [(index, mutate) for index, mutate in batch if mutate is not None]
@@ -1566,7 +1639,7 @@ _LIKELY_DIRTY = re.compile(r"fp32_precision\s*=|allow_tf32\s*=|set_float32_matmu
 def _schedule_rank(item):
     check = item["check"]
     kind = check_kind(check)
-    return CHECK_KINDS[kind][2] + (1 if kind in CODE_KINDS and _LIKELY_DIRTY.search(check[kind]) else 0)
+    return CHECK_KINDS[kind].rank + (1 if kind in CODE_KINDS and _LIKELY_DIRTY.search(check[kind]) else 0)
 
 
 def _calibrate_mkl_clock_in_background():

@@ -8,7 +8,7 @@ import pytest
 
 from generator.cli import main
 from generator.loader import load_course
-from generator.mutants import subjects
+from generator.worker import subjects
 from generator.verify import verify
 
 import torch
