@@ -290,3 +290,24 @@ def lessons_and_minutes(lang: str, lessons: int, minutes: int) -> str:
     """'3 lessons · 24 min' (a line of an outline or an agenda)."""
     one, many = words(lang)["lessons_minutes"]
     return (one if lessons == 1 else many).format(lessons=lessons, minutes=minutes)
+
+
+# What the outputs call each capability a fact may need (``worker.CAPABILITIES``), in English and Chinese.
+CAPABILITY_NAMES = {
+    "cuda": ("CUDA", "CUDA"),
+    "cuda-built": ("CUDA builds", "CUDA 构建版"),
+    "rocm-built": ("ROCm builds", "ROCm 构建版"),
+    "cudnn": ("cuDNN", "cuDNN"),
+    "cudnn-built": ("builds with cuDNN", "含 cuDNN 的构建版"),
+    "mps": ("MPS", "MPS"),
+    "mps-built": ("builds with MPS", "含 MPS 的构建版"),
+    "mkl": ("MKL", "MKL"),
+    "mkldnn": ("oneDNN", "oneDNN"),
+    "openmp": ("OpenMP", "OpenMP"),
+    "opt_einsum": ("opt_einsum", "opt_einsum"),
+    "cusparselt": ("cuSPARSELt", "cuSPARSELt"),
+    "kleidiai": ("KleidiAI", "KleidiAI"),
+    "nnpack": ("NNPACK", "NNPACK"),
+    "xnnpack": ("XNNPACK", "XNNPACK"),
+    "triton": ("Triton", "Triton"),
+}

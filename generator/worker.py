@@ -371,27 +371,26 @@ def subjects(check):
 
 
 # ------------------------------------------------------------- capabilities
-# The one list of capabilities a fact may name in ``requires`` or ``unless``:
-# name -> (what it means, in English and Chinese, for the outputs; how it is detected).
+# The one list of capabilities a fact may name in ``requires`` or ``unless``: name -> how it is
+# detected (what the outputs call it: ``wording.CAPABILITY_NAMES``).
 # "X-built" says what the torch build was compiled with; the bare name says X is usable here.
 CAPABILITIES = {
-    "cuda": (("CUDA", "CUDA"), "torch.cuda.is_available()"),
-    "cuda-built": (("CUDA builds", "CUDA 构建版"), "torch.backends.cuda.is_built()"),
-    "rocm-built": (("ROCm builds", "ROCm 构建版"), "torch.version.hip is not None"),
-    "cudnn": (("cuDNN", "cuDNN"), "torch.cuda.is_available() and torch.backends.cudnn.is_available()"),
-    "cudnn-built": (("builds with cuDNN", "含 cuDNN 的构建版"), "torch._C._has_cudnn"),
-    "mps": (("MPS", "MPS"), "torch.backends.mps.is_available()"),
-    "mps-built": (("builds with MPS", "含 MPS 的构建版"), "torch.backends.mps.is_built()"),
-    "mkl": (("MKL", "MKL"), "torch.backends.mkl.is_available()"),
-    "mkldnn": (("oneDNN", "oneDNN"), "torch.backends.mkldnn.is_available()"),
-    "openmp": (("OpenMP", "OpenMP"), "torch.backends.openmp.is_available()"),
-    "opt_einsum": (("opt_einsum", "opt_einsum"),
-                   "torch.backends.opt_einsum.is_available() and torch.backends.opt_einsum.enabled"),
-    "cusparselt": (("cuSPARSELt", "cuSPARSELt"), "torch.backends.cusparselt.is_available()"),
-    "kleidiai": (("KleidiAI", "KleidiAI"), "torch.backends.kleidiai.is_available()"),
-    "nnpack": (("NNPACK", "NNPACK"), "torch.backends.nnpack.is_available()"),
-    "xnnpack": (("XNNPACK", "XNNPACK"), "torch.backends.xnnpack.enabled"),
-    "triton": (("Triton", "Triton"), "__import__('importlib.util').util.find_spec('triton') is not None"),
+    "cuda": "torch.cuda.is_available()",
+    "cuda-built": "torch.backends.cuda.is_built()",
+    "rocm-built": "torch.version.hip is not None",
+    "cudnn": "torch.cuda.is_available() and torch.backends.cudnn.is_available()",
+    "cudnn-built": "torch._C._has_cudnn",
+    "mps": "torch.backends.mps.is_available()",
+    "mps-built": "torch.backends.mps.is_built()",
+    "mkl": "torch.backends.mkl.is_available()",
+    "mkldnn": "torch.backends.mkldnn.is_available()",
+    "openmp": "torch.backends.openmp.is_available()",
+    "opt_einsum": "torch.backends.opt_einsum.is_available() and torch.backends.opt_einsum.enabled",
+    "cusparselt": "torch.backends.cusparselt.is_available()",
+    "kleidiai": "torch.backends.kleidiai.is_available()",
+    "nnpack": "torch.backends.nnpack.is_available()",
+    "xnnpack": "torch.backends.xnnpack.enabled",
+    "triton": "__import__('importlib.util').util.find_spec('triton') is not None",
 }
 
 
@@ -406,7 +405,7 @@ def detect_capabilities():
         except Exception:
             pass
     found = {}
-    for name, (_, expression) in CAPABILITIES.items():
+    for name, expression in CAPABILITIES.items():
         try:
             found[name] = bool(eval(expression, {"torch": torch}))
         except Exception:

@@ -13,8 +13,7 @@ from .. import ledger
 from ..model import Course
 from ..text import Text
 from ..verify import Verification, verified_in
-from ..worker import CAPABILITIES
-from ..wording import words
+from ..wording import CAPABILITY_NAMES, words
 from .scope import release_union
 
 _LANG_INDEX = {"en": 0, "zh": 1}
@@ -79,8 +78,8 @@ class RenderJob:
         if need.startswith("without:"):
             base = need.removeprefix("without:").removesuffix("-built")
             return words(self.lang)["without"].format(self.capability_name(base))
-        if need in CAPABILITIES:
-            return CAPABILITIES[need][0][_LANG_INDEX[self.lang]]
+        if need in CAPABILITY_NAMES:
+            return CAPABILITY_NAMES[need][_LANG_INDEX[self.lang]]
         return words(self.lang)["other_needs"].get(need, need)
 
     def scope(self, fact_ids) -> str:

@@ -1,4 +1,5 @@
-"""One entry per check kind (``worker.CHECK_KINDS``): the model, the controls and the README follow it."""
+"""The worker's tables: one entry per check kind (``CHECK_KINDS``) and per capability (``CAPABILITIES``);
+the model, the controls, the outputs' wording and the README follow them."""
 from __future__ import annotations
 
 import re
@@ -49,3 +50,11 @@ def test_controls_read_a_path_kind_s_path_as_the_kind_reads_it():
     assert subjects({"absent": "torch.backends.cudnn.fast"}) == [{"path": "torch.backends.cudnn.fast", "mode": "absent"}]
     assert subjects({"expr": "torch.backends.cudnn.enabled is True"}) == \
         [{"path": "torch.backends.cudnn.enabled", "mode": "value"}]
+
+
+def test_every_capability_has_a_name_in_both_languages_and_nothing_else_does():
+    from generator.wording import CAPABILITY_NAMES
+    from generator.worker import CAPABILITIES
+
+    assert list(CAPABILITY_NAMES) == list(CAPABILITIES)
+    assert all(len(names) == 2 and all(names) for names in CAPABILITY_NAMES.values())
