@@ -666,12 +666,12 @@ def ledger_group():
               help="Seconds a single check may run there.")
 @guarded
 def ledger_export(path, content_dir, timeout):
-    """Write every check as one Python file that any python with torch runs (stdlib and torch only)."""
-    from .atomic import atomic_write_text
-    from .ledger import export_script
+    """Write every check, with the worker, as one zip that any python with torch runs (stdlib and torch only)."""
+    from .atomic import atomic_write_bytes
+    from .ledger import export_archive
 
     course = load(content_dir)
-    atomic_write_text(path, export_script(course, timeout))
+    atomic_write_bytes(path, export_archive(course, timeout))
     click.echo(f"ledger export: {len(course.facts)} checks in {path}; run it with any python that has torch:\n"
                f"  python3 {Path(path).name} > results.jsonl\n"
                f"then: torchdeck ledger import results.jsonl")

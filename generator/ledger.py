@@ -196,22 +196,47 @@ def write_run(content_dir, run: Run) -> Path:
 
 
 # ------------------------------------------------------- export / import
-def export_script(course: Course, timeout: float) -> str:
-    """The worker with every fact's check built in: one file that any python with torch runs
-    (``python3 checks.py > results.jsonl``); stdlib and torch only."""
+_EXPORTED_MAIN = """\
+# torchdeck checks, exported: run with any python that has torch,
+#   python3 checks.pyz > results.jsonl
+# then bring results.jsonl back and run: torchdeck ledger import results.jsonl
+import json
+import sys
+import traceback
+
+from worker import serve
+
+serve.EXPORTED_REQUEST = json.loads(%r)
+try:
+    serve.main()
+except Exception:
+    traceback.print_exc()
+    sys.exit(3)
+"""
+
+
+def export_archive(course: Course, timeout: float) -> bytes:
+    """The worker with every fact's check built in: one zip that any python with torch runs
+    (``python3 checks.pyz > results.jsonl``); stdlib and torch only. The same bytes for the same
+    content and worker."""
+    import io
+    import zipfile
+
     from .verify import WORKER, worker_item
 
     request = {"timeout": timeout,
                "checks": [{"id": f.id, "hash": f.check_key(), **worker_item(f)} for f in course.facts]}
-    source = WORKER.read_text(encoding="utf-8")
-    marker = "EXPORTED_REQUEST = None\n"
-    if marker not in source:
-        raise BuildError(f"{WORKER} has no '{marker.strip()}' line to carry the checks")
-    embedded = "EXPORTED_REQUEST = json.loads(%r)\n" % json.dumps(request, ensure_ascii=True)
-    header = ("# torchdeck checks, exported: run with any python that has torch,\n"
-              "#   python3 this-file.py > results.jsonl\n"
-              "# then bring results.jsonl back and run: torchdeck ledger import results.jsonl\n")
-    return header + source.replace(marker, embedded)
+    files = {"__main__.py": _EXPORTED_MAIN % json.dumps(request, ensure_ascii=True)}
+    files.update({f"worker/{path.name}": path.read_text(encoding="utf-8")
+                  for path in sorted(WORKER.glob("*.py")) if path.name != "__main__.py"})
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, text in files.items():
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, text.encode("utf-8"))
+    return buffer.getvalue()
 
 
 @dataclass(frozen=True)

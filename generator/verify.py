@@ -27,7 +27,7 @@ from .errors import printable
 if TYPE_CHECKING:  # not imported at run time: the CLI starts the worker before pydantic loads
     from .model import Course, Fact
 
-WORKER = Path(__file__).with_name("worker.py")
+WORKER = Path(__file__).with_name("worker")  # a folder any python with torch runs
 STATUSES = ("pass", "fail", "skip", "error")
 # What a control run says of a check that passed: a change to what it reads (or its written control)
 # made it fail, nothing did, or it reads nothing that can be changed; ``skip`` where the fact did not pass.
@@ -437,9 +437,9 @@ def _valid_control(entry) -> bool:
 
 @functools.lru_cache(maxsize=None)
 def _mutants_hash() -> str:
-    """The code that decides a control's verdict: the changes (``mutants.py``) and how a check's failure
-    is judged (``worker.py``)."""
-    code = WORKER.with_name("mutants.py").read_bytes() + WORKER.read_bytes()
+    """The code that decides a control's verdict: the worker's (how a check's failure is judged, the
+    changes ``mutants.py`` makes)."""
+    code = b"".join(path.read_bytes() for path in sorted(WORKER.glob("*.py")))
     return hashlib.sha256(code).hexdigest()[:16]
 
 

@@ -110,7 +110,7 @@ def test_a_written_name_can_be_made_to_ignore_writes(monkeypatch):
     import sys
     import types
 
-    from generator.mutants import apply, variants
+    from generator.worker.mutants import apply, variants
     from generator.worker import resolve
 
     module = types.ModuleType("fake_backend")

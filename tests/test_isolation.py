@@ -303,8 +303,8 @@ def test_a_shared_mapping_counts_against_the_memory_limit(tmp_path):
 def test_facts_that_require_cuda_run_without_a_memory_limit():
     """CUDA maps large virtual areas when it starts: a checker for a fact that requires cuda or cudnn gets
     no address-space or data limit (other checkers do)."""
-    code = ("import resource, sys\nsys.path.insert(0, sys.argv[1])\nimport worker\n"
-            "worker._limit_resources(eval(sys.argv[2]))\n"
+    code = ("import resource, sys\nsys.path.insert(0, sys.argv[1])\nfrom worker.processes import _limit_resources\n"
+            "_limit_resources(eval(sys.argv[2]))\n"
             "print(resource.getrlimit(resource.RLIMIT_AS)[0] == resource.RLIM_INFINITY,"
             " resource.getrlimit(resource.RLIMIT_DATA)[0] == resource.RLIM_INFINITY)")
     folder = str(verify_module.WORKER.parent)

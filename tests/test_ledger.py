@@ -150,7 +150,7 @@ def test_every_output_shows_where_an_item_was_verified(content, tmp_path):
 
 
 def test_exported_checks_run_with_only_torch_and_import_back(content, tmp_path):
-    script = tmp_path / "checks.py"
+    script = tmp_path / "checks.pyz"
     assert run("ledger", "export", script, "--content", content).exit_code == 0
     # the exported file needs no torchdeck: run it with -I (isolated: no cwd, no PYTHONPATH) from elsewhere
     done = subprocess.run([sys.executable, "-I", str(script)], capture_output=True, text=True, cwd=tmp_path,

@@ -1,8 +1,8 @@
 #!/bin/sh
 # The GPU run, on a machine with an NVIDIA GPU and a python3 that has torch (nothing else needed):
 #
-#   here:        torchdeck ledger export build/gpu/checks.py
-#   GPU machine: sh tools/gpu-run.sh build/gpu/checks.py OUT       (from a copy of this checkout)
+#   here:        torchdeck ledger export build/gpu/checks.pyz
+#   GPU machine: sh tools/gpu-run.sh build/gpu/checks.pyz OUT       (from a copy of this checkout)
 #   here:        torchdeck ledger import OUT/results.jsonl
 #
 # It runs every exported check once, timed, and keeps what a reader of the results needs:

@@ -1,0 +1,335 @@
+"""The kinds of check, one table (``CHECK_KINDS``), and how a check is run and judged.
+
+A check's result is ``(status, detail)``; ``judge`` adds where a ``fail`` happened: at the check's own
+test (``assertion``) or on the way to it (``crash``), and only the first proves a claim false."""
+import errno
+import inspect
+import io
+import sys
+
+from .limits import MEMORY_LIMIT, _message, _short
+
+
+_MISSING = object()
+
+
+_open = io.open  # a checker reads /proc after its check, which may have replaced builtins.open
+
+
+# ---------------------------------------------------------------- resolution
+def resolve(path):
+    """The object a dotted PATH names, importing submodules where needed."""
+    import importlib
+
+    parts = path.split(".")
+    obj = importlib.import_module(parts[0])
+    for i in range(1, len(parts)):
+        name = parts[i]
+        value = getattr(obj, name, _MISSING)
+        if value is _MISSING and isinstance(obj, type(sys)):
+            module_name = ".".join(parts[: i + 1])
+            try:
+                importlib.import_module(module_name)
+            except ModuleNotFoundError as err:
+                if err.name != module_name:
+                    raise
+            else:
+                value = getattr(obj, name, _MISSING)
+                if value is _MISSING:
+                    value = sys.modules.get(module_name, _MISSING)
+        if value is _MISSING:
+            raise AttributeError("'%s' has no attribute '%s'" % (".".join(parts[:i]), name))
+        obj = value
+    return obj
+
+
+TYPE_NAMES = ("bool", "int", "float", "str", "callable", "module", "class")  # what a `type` check's `is` names
+
+
+def _type_matches(value, name):
+    if name == "bool":
+        return isinstance(value, bool)
+    if name == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if name == "float":
+        return isinstance(value, float)
+    if name == "str":
+        return isinstance(value, str)
+    if name == "callable":
+        return callable(value) and not inspect.isclass(value)
+    if name == "module":
+        return isinstance(value, type(sys))
+    if name == "class":
+        return inspect.isclass(value)
+    raise ValueError("unknown type name %r" % name)
+
+
+def _type_name(value):
+    for name in ("bool", "int", "float", "str", "module", "class", "callable"):  # TYPE_NAMES, most specific first
+        if _type_matches(value, name):
+            return name
+    return type(value).__name__
+
+
+def _equal(actual, expected):
+    """YAML values compare strictly: True is not 1; a non-YAML value compares by str()."""
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return type(actual) is type(expected) and actual == expected
+    if expected is None:
+        return actual is None
+    if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
+        return actual == expected
+    if isinstance(expected, str):
+        return actual == expected if isinstance(actual, str) else str(actual) == expected
+    if isinstance(expected, list) and isinstance(actual, (list, tuple)):
+        return len(actual) == len(expected) and all(_equal(a, e) for a, e in zip(actual, expected))
+    return actual == expected
+
+
+def _raise_if_out_of_memory(err):
+    """A check that ran out of memory proves nothing: MemoryError, or a mapping refused (ENOMEM)
+    under the address-space limit, becomes ``error``."""
+    if isinstance(err, MemoryError) or (isinstance(err, OSError) and err.errno == errno.ENOMEM):
+        raise MemoryError() from err
+
+
+def _exception_matches(err, name):
+    return any(cls.__name__ == name or "%s.%s" % (cls.__module__, cls.__name__) == name
+               for cls in type(err).__mro__)
+
+
+# The modules in ``sys.modules`` right after the worker's own ``import torch`` (its first import of
+# anything torch): what a fresh interpreter that only ran ``import torch`` has loaded. Checks read it
+# as ``modules_after_import_torch`` instead of starting such an interpreter (two seconds each); a
+# rival's world may add to it, in its own checker. Empty, and not offered, outside a worker.
+MODULES_AFTER_IMPORT_TORCH = set()
+
+
+def _run_code(code):
+    import torch
+
+    scope = {"torch": torch, "__name__": "__check__"}
+    if MODULES_AFTER_IMPORT_TORCH:
+        scope["modules_after_import_torch"] = MODULES_AFTER_IMPORT_TORCH
+    exec(compile(code, "<check>", "exec"), scope)
+
+
+# ------------------------------------------------------------------- checks
+def run_check(check):
+    """(status, detail) for one check; exceptions of the checked code are results, not crashes.
+
+    A check that cannot be compiled, or that runs out of memory, says nothing about its claim:
+    ``error``, never ``fail``.
+    """
+    return judge(check)[:2]
+
+
+def judge(check):
+    """``(status, detail, at)``: ``run_check``'s result and, for a ``fail``, where it failed.
+
+    ``at`` is ``"assertion"`` where the check failed at its own test (a ``default`` that differs,
+    an ``expr`` that is false, an ``assert`` in the check's code, a ``raises`` whose code raised
+    nothing, a PATH that exists or not as claimed) and ``"crash"`` where something else went wrong
+    on the way (a name that is gone, an exception the check did not ask for). Only the first proves
+    the claim false: a control is caught at the check's assertion or not at all.
+    """
+    kind = CHECK_KINDS[check_kind(check)]
+    if kind.target == "code":
+        try:
+            compile(check[kind.name], "<check>", kind.parse_mode)
+        except (SyntaxError, ValueError) as err:
+            return "error", "the check's code does not compile: %s" % _message(err), None
+    try:
+        status, detail = kind.run(check[kind.name], check)
+    except MemoryError:
+        return "error", "the check ran out of memory (limit %d MiB)" % (MEMORY_LIMIT >> 20), None
+    except _Crash as crash:
+        return "fail", crash.detail, "crash"
+    return status, detail, ("assertion" if status == "fail" else None)
+
+
+class _Crash(Exception):
+    """A check that failed on the way to its test, not at it."""
+
+    def __init__(self, detail):
+        Exception.__init__(self, detail)
+        self.detail = detail
+
+
+def _raised_by_the_check(err):
+    """Whether ``err`` is an AssertionError raised by the check's own code (not inside torch)."""
+    if not isinstance(err, AssertionError):
+        return False
+    tb = err.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_code.co_filename == "<check>"
+
+
+def _run_exists(target, check):
+    try:
+        resolve(target)
+    except (AttributeError, ImportError) as err:
+        return "fail", "expected %s to exist: %s" % (target, err)
+    return "pass", ""
+
+
+def _run_absent(target, check):
+    parent, _, name = target.rpartition(".")
+    try:
+        owner = resolve(parent)
+    except (AttributeError, ImportError) as err:
+        return "error", "cannot tell: the parent %s does not exist either (%s); a typo?" % (parent, err)
+    try:
+        resolve(target)
+    except (AttributeError, ImportError):
+        return "pass", ""
+    return "fail", "expected %s to be absent, but it exists (%s)" % (target, _short(owner))
+
+
+def _resolved(target):
+    """The object PATH names; that it is missing is a crash, not the check's own failure."""
+    try:
+        return resolve(target)
+    except (AttributeError, ImportError) as err:
+        raise _Crash("%s does not exist: %s" % (target, err))
+
+
+def _run_default(target, check):
+    value = _resolved(target)
+    if _equal(value, check["equals"]):
+        return "pass", ""
+    return "fail", "expected %s == %s, actual %s" % (target, _short(check["equals"]), _short(value))
+
+
+def _run_type(target, check):
+    value = _resolved(target)
+    if _type_matches(value, check["is"]):
+        return "pass", ""
+    return "fail", "expected %s to be a %s, actual %s" % (target, check["is"], _type_name(value))
+
+
+def _run_signature(target, check):
+    value = _resolved(target)
+    try:
+        params = list(inspect.signature(value).parameters)
+    except (TypeError, ValueError) as err:
+        raise _Crash("%s has no inspectable signature: %s" % (target, err))
+    if params == list(check["params"]):
+        return "pass", ""
+    return "fail", "expected parameters %s, actual %s" % (check["params"], params)
+
+
+def _run_expr(target, check):
+    import torch
+
+    try:
+        value = eval(compile(target, "<check>", "eval"), {"torch": torch})
+    except Exception as err:
+        _raise_if_out_of_memory(err)
+        raise _Crash("the expression raised %s: %s" % (type(err).__name__, _message(err)))
+    if value:
+        return "pass", ""
+    return "fail", "expected a truthy value, actual %s" % _short(value)
+
+
+def _run_snippet(target, check):
+    try:
+        _run_code(target)
+    except Exception as err:
+        _raise_if_out_of_memory(err)
+        detail = "the snippet raised %s: %s" % (type(err).__name__, _message(err))
+        if _raised_by_the_check(err):
+            return "fail", detail
+        raise _Crash(detail)
+    return "pass", ""
+
+
+def _run_raises(target, check):
+    try:
+        _run_code(target)
+    except Exception as err:
+        _raise_if_out_of_memory(err)
+        if _exception_matches(err, check["error"]):
+            return "pass", ""
+        detail = "expected %s, actual %s: %s" % (check["error"], type(err).__name__, _message(err))
+        if _raised_by_the_check(err):
+            return "fail", detail
+        raise _Crash(detail)
+    return "fail", "expected %s, but the code raised nothing" % check["error"]
+
+
+class CheckKind:
+    """Everything about one kind of check, in one place.
+
+    ``name`` is its key in a fact's ``check``, and ``target`` says what that key holds: a dotted
+    ``"path"`` or Python ``"code"`` (run in a checker of its own). ``companion`` is the second key
+    the kind needs (or None) and ``holds`` what that key holds (``"value"``: any YAML value,
+    ``"type-name"``: one of TYPE_NAMES, ``"names"``: a list of names, ``"exception-name"``: a class
+    name); the content model's validation is built from these. ``run(target, check)`` returns
+    ``(status, detail)``. ``rank`` orders a checker's checks (lower first: ``default`` reads a
+    pristine state). ``read_as`` tells the controls how a PATH kind reads its PATH (the change
+    they make to it); ``parse_mode`` is how code is compiled; ``final_test`` says where its own
+    test is (``"expression"`` or ``"assert"``: a written control that only turns it around is
+    refused). ``doc`` is its line in the README's table.
+    """
+
+    def __init__(self, name, target, run, doc, companion=None, holds=None, rank=1, read_as=None,
+                 parse_mode="exec", final_test=None):
+        self.name, self.target, self.run, self.doc = name, target, run, doc
+        self.companion, self.holds, self.rank = companion, holds, rank
+        self.read_as = read_as or name
+        self.parse_mode, self.final_test = parse_mode, final_test
+
+
+# The one table of check kinds: to add a kind, add its entry here (and its line to the README).
+CHECK_KINDS = {kind.name: kind for kind in (
+    CheckKind("exists", "path", _run_exists,
+              doc=("PATH resolves. Resolution starts at the first name's module and takes each next name by "
+                   '`getattr`, importing `a.b.c` as a submodule where the attribute is missing (so '
+                   '`torch.backends.xeon.run_cpu` and `torch.backends.xnnpack` work, and property modules '
+                   'such as `cudnn` are read through `sys.modules`).')),
+    CheckKind("absent", "path", _run_absent,
+              doc=('everything but the last name resolves and the last does not. If the parent is missing '
+                   'too the result is `error` (a typo must not pass as "absent").')),
+    CheckKind("default", "path", _run_default, companion="equals", holds="value", rank=0, read_as="value",
+              doc=('the value read in a pristine interpreter (before any other check ran) equals VALUE. '
+                   'Strict for booleans (`True` is not `1`) and `null`; a non-YAML value (an enum, a dtype) '
+                   'compares by `str()`; lists compare element-wise.')),
+    CheckKind("type", "path", _run_type, companion="is", holds="type-name",
+              doc=('T is `bool`, `int` (not bool), `float`, `str`, `callable` (not a class), `module` or '
+                   '`class`.')),
+    CheckKind("signature", "path", _run_signature, companion="params", holds="names",
+              doc=('`inspect.signature(obj)` has exactly these parameter names in this order.')),
+    CheckKind("expr", "code", _run_expr, rank=2, parse_mode="eval", final_test="expression",
+              doc=('the expression, evaluated with `torch` imported, is truthy (an expression that raises '
+                   'crashes: a fail not at its own test).')),
+    CheckKind("snippet", "code", _run_snippet, rank=2, final_test="assert",
+              doc=('the code (with `torch` imported) runs without raising.')),
+    CheckKind("raises", "code", _run_raises, companion="error", holds="exception-name", rank=2,
+              doc=('the code raises an exception whose class or any base class is called `Name` (or '
+                   '`module.Name`).')),
+)}
+
+
+CODE_KINDS = tuple(name for name, kind in CHECK_KINDS.items() if kind.target == "code")
+
+
+def check_kind(check):
+    """The kind of a check as the worker receives it (a dict holding one kind's key)."""
+    return next(kind for kind in CHECK_KINDS if kind in check)
+
+
+def subjects(check):
+    """What a check reads from torch, most likely first (the controls change these): a PATH kind's
+    PATH, read as its kind reads it, or the names its code reads (``mutants.code_subjects``)."""
+    kind = CHECK_KINDS[check_kind(check)]
+    if kind.target == "path":
+        return [{"path": check[kind.name], "mode": kind.read_as}]
+    return _mutants().code_subjects(check[kind.name], kind.parse_mode)
+
+
+def _mutants():
+    from . import mutants  # on first use: only the controls need it
+
+    return mutants
