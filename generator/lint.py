@@ -314,7 +314,8 @@ def _same_question(first: _QuestionShape, second: _QuestionShape) -> str:
         return "asks what"
     if first.facts == second.facts and _alike(first.stem, second.stem) >= SAME_FACTS_STEM:
         return "asks, on the same facts, what"
-    if _alike(first.stem, second.stem) >= NEAR_STEM and _alike(first.answer, second.answer) >= NEAR_ANSWER:
+    if (_alike(first.stem, second.stem) >= NEAR_STEM and min(len(first.answer), len(second.answer)) >= 2
+            and _alike(first.answer, second.answer) >= NEAR_ANSWER):  # a bare False is many questions' answer
         return "nearly repeats, word for word,"
     return ""
 
