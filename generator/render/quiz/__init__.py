@@ -41,7 +41,8 @@ FONT_FOLDERS = "font_folders"  # a document's key for font folders beyond FOLDER
 PAPERS = {"a4": "a4", "letter": "us-letter"}
 MAX_VERSIONS = 26  # A to Z
 ROWS_PER_COLUMN = 25  # of the answer sheet's bubble grid at full size; more rows shrink to stay on one page
-WRITING_LINES = 4  # ruled lines under a scenario question
+WRITING_LINES = 4  # ruled lines in a scenario's box on the answer sheet
+DEFAULT_COUNT = 20  # questions in a quiz that asks for no number: a class's quiz (--all: every one that can share it)
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")  # a quiz's --name: safe in a file name, no dots
 
 
@@ -59,6 +60,7 @@ class QuizOptions:
     paper: str = "a4"
     title: Optional[str] = None
     name: Optional[str] = None  # the files' name: quiz-<name>; without it quiz-s<seed>
+    everything: bool = False  # without count or per_module: every question that can share the quiz, not DEFAULT_COUNT
 
     @property
     def stem(self) -> str:
@@ -79,7 +81,8 @@ def render(job: RenderJob, options: QuizOptions = QuizOptions()) -> list[Path]:
     ``.gift.txt`` (the same questions for Moodle's GIFT import)."""
     stem = options.stem
     questions = select(job.course.modules, tags=options.tags, difficulty=options.difficulty,
-                       count=options.count, per_module=options.per_module, seed=options.seed)
+                       count=options.count, per_module=options.per_module,
+                       limit=None if options.everything else DEFAULT_COUNT, seed=options.seed)
     versions = make_versions(questions, options.versions, options.seed)
     title = options.title or all_words(job.lang)["quiz"]["title"]
     page = _page(job, options, title, questions)
