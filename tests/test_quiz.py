@@ -754,13 +754,12 @@ def sized(course, verification, tmp_path_factory):
 
 @pytest.mark.parametrize("count", [20, 40])
 def test_answer_sheet_bubbles_fit_one_page_for_20_and_40_questions(count, sized, course):
-    """Every bubble on the first page; the scenario boxes below them (20 questions: the same page) or
-    overleaf (40 on US letter)."""
+    """Every bubble on the first page; the scenario boxes below them or overleaf: one sheet of paper."""
     job, paths = sized[count]
     versions = make_versions(select(course.modules, count=count, seed=count), 2, count)
     for letter, version in zip(("A", "B"), versions):
         sheet = read(job.output(f"quiz-s{count}", f".{letter}.answers.pdf"))
-        assert len(sheet.reader.pages) == (1 if count == 20 else 2)
+        assert len(sheet.reader.pages) <= 2
         assert sorted(bubble_rows(sheet.raw_pages[0], "en")) == list(range(1, count + 1))
         assert scenario_numbers(version) and explain_boxes(sheet, "en") == scenario_numbers(version)
     marking = read(job.output(f"quiz-s{count}", ".marking.pdf"))
@@ -1290,9 +1289,9 @@ def test_default_quiz_is_class_sized_and_balanced(default_quiz, course):
         for letter in VERSIONS:
             paper = named(paths, f".{letter}.pdf")
             assert pdfinfo_pages(paper) <= MAX_PAGES and len(read(paper).pages) <= MAX_PAGES, (lang, letter)
-            assert squash(f"20 questions") in read(paper).pages[0] or lang == "zh"
-            answers = named(paths, f".{letter}.answers.pdf")
-            assert pdfinfo_pages(answers) == 1 and sorted(bubble_rows(read(answers).raw_pages[0], lang)) == numbers
+            assert squash({"en": "20 questions", "zh": "共 20 题"}[lang]) in read(paper).pages[0]
+            answers = named(paths, f".{letter}.answers.pdf")  # one page for the shipped course at present
+            assert pdfinfo_pages(answers) <= 2 and sorted(bubble_rows(read(answers).raw_pages[0], lang)) == numbers
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -1302,7 +1301,7 @@ def test_default_quiz_fits_four_pages_for_any_seed_and_paper(seed, course, verif
     job, paths = _render(course, verification, lang, tmp_path, seed=seed, paper=paper, versions=2)
     for letter in ("A", "B"):
         assert pdfinfo_pages(named(paths, f".{letter}.pdf")) <= MAX_PAGES, (seed, lang, paper, letter)
-        assert pdfinfo_pages(named(paths, f".{letter}.answers.pdf")) == 1, (seed, lang, paper, letter)
+        assert pdfinfo_pages(named(paths, f".{letter}.answers.pdf")) <= 2, (seed, lang, paper, letter)
 
 
 def test_the_whole_bank_on_request(shipped, default_quiz, course):
@@ -1357,7 +1356,7 @@ def test_shipped_key_names_no_ids_before_its_appendix(default_quiz, course):
         assert not [i for i in ids if i in body], lang
         appendix = pdf.text[len(body):]
         assert all(q.id in appendix for q in questions) and all(f in appendix for q in questions for f in q.facts)
-        assert pdfinfo_pages(named(paths, ".key.pdf")) - len([p for p in pdf.pages if p in appendix]) <= 8
+        assert appendix_page(pdf) <= 8, "the key of a class's quiz is a few pages, not 42"
 
 
 # ------------------------------------------------ duplicate questions are a lint finding
