@@ -15,7 +15,7 @@ STAMP := build/.torchdeck-installed-external
 endif
 TORCHDECK := $(PY) -m generator
 
-.PHONY: setup deck slides quiz all verify lint coverage stats test bench matrix clean
+.PHONY: setup deck slides quiz quiz-all all verify lint coverage stats test bench matrix clean
 
 setup: $(STAMP)
 
@@ -36,8 +36,13 @@ deck: $(STAMP)
 slides: $(STAMP)
 	$(TORCHDECK) slides $(ARGS)
 
+# A class's quiz: 20 questions across the modules, at most 4 pages a version.
 quiz: $(STAMP)
 	$(TORCHDECK) quiz $(ARGS)
+
+# The whole bank (every question that can share a quiz), as quiz-all.*: beside the class's quiz, not over it.
+quiz-all: $(STAMP)
+	$(TORCHDECK) quiz --all --name all $(ARGS)
 
 all: $(STAMP)
 	$(TORCHDECK) build $(ARGS)

@@ -569,9 +569,11 @@ def handout(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cach
 @click.option("--tag", "tags", multiple=True, help="Only questions with this tag; repeatable.")
 @click.option("--difficulty", type=click.IntRange(1, 3), help="Only questions of this difficulty.")
 @click.option("--count", type=click.IntRange(1),
-              help="How many questions, spread over the modules and difficulties (default: every one that can "
-                   "share the quiz: one question per fact).")
+              help="How many questions, spread over the modules and difficulties (default: 20, a class's quiz; "
+                   "fewer where fewer match).")
 @click.option("--per-module", type=click.IntRange(1), help="This many questions from every module (not with --count).")
+@click.option("--all", "everything", is_flag=True,
+              help="Every question that can share the quiz (one question per fact): the whole bank, not 20.")
 @click.option("--versions", default=3, show_default=True, type=click.IntRange(1, 26), help="Shuffled versions A, B, C, ...")
 @click.option("--seed", default=0, show_default=True, type=int, help="Same seed, same PDFs.")
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True)
@@ -579,12 +581,13 @@ def handout(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cach
 @click.option("--name", help="Name the files quiz-NAME.<lang>.* (default: quiz-s<seed>.<lang>.*).")
 @guarded
 def quiz(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict,
-         tags, difficulty, count, per_module, versions, seed, paper, title, name):
-    """Build printable quiz sheets, answer keys and Moodle XML."""
+         tags, difficulty, count, per_module, everything, versions, seed, paper, title, name):
+    """Build printable quiz sheets, answer keys and Moodle XML: 20 questions unless --count, --per-module or --all
+    says otherwise."""
     from .render import quiz as quiz_output
 
-    if count and per_module:
-        raise click.UsageError("--count and --per-module exclude each other: give one")
+    if sum(map(bool, (count, per_module, everything))) > 1:
+        raise click.UsageError("--count, --per-module and --all exclude each other: give one")
     check_source_date()  # before verifying: a bad SOURCE_DATE_EPOCH fails at once
     try:
         if name:
@@ -595,7 +598,8 @@ def quiz(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, 
     course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache,
                                            strict, check_emoji(content_dir))
     options = quiz_output.QuizOptions(tags=tags, difficulty=difficulty, count=count, per_module=per_module,
-                                      versions=versions, seed=seed, paper=paper, title=title, name=name)
+                                      everything=everything, versions=versions, seed=seed, paper=paper, title=title,
+                                      name=name)
     paths = []
     for job in jobs(course, verification, lang, out_dir):
         try:

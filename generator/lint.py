@@ -89,7 +89,7 @@ def lint(course: Course) -> list[Finding]:
                 if getattr(lesson, field) is None:
                     findings.append(Finding(where, f"{lesson.id}.{field}", "a lesson needs speaker notes and a question for the room"))
     return (findings + item_findings(course) + statement_findings(course) + card_findings(course)
-            + glossary_findings(course) + authoring_findings(course))
+            + question_findings(course) + glossary_findings(course) + authoring_findings(course))
 
 
 def statement_findings(course: Course) -> list[Finding]:
@@ -261,6 +261,77 @@ def _prompt(card) -> str:
     if card.kind == "cloze":
         return cloze_blanks(card.text.en, "___")
     return card.front.en
+
+
+# Questions that ask the same thing twice: on one sheet the second gives the first away, and side by side
+# in the whole bank a student answers one question twice. Tuned on the shipped course (206 questions).
+SAME_ANSWER = 0.8  # correct answers this alike (difflib ratio over their words) give the same answer
+NEAR_STEM, NEAR_ANSWER = 0.8, 0.7  # stems (with code) and correct answers this alike: nearly the same question
+SAME_FACTS_STEM = 0.6  # stems this alike that cite exactly the same facts ask the same thing
+_WORD = re.compile(r"\w+")
+_SUBJECT_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Za-z_]\w*_\w*|[A-Za-z_]\w*(?=\()")
+_SUBJECT_VALUE = re.compile(r"""["']([^"'\s]{1,24})["']""")
+
+
+def question_findings(course: Course) -> list[Finding]:
+    """Pairs of questions that ask the same thing, reported at the later one: the same names and values
+    asked about with the same answer, the same cited facts in nearly the same words, or stems and answers
+    nearly word for word alike (the same question about another name: one on a sheet gives the other away)."""
+    questions = [question for module in course.modules for question in module.questions]
+    shapes = {question.id: _QuestionShape.of(question) for question in questions}
+    findings: list[Finding] = []
+    for first, second in combinations(questions, 2):
+        reason = _same_question(shapes[first.id], shapes[second.id])
+        if reason:
+            findings.append(Finding(str(course.where(second.id, "questions")), second.id,
+                                    f"{reason} {first.id} ({course.where(first.id, 'questions')}): keep the better "
+                                    "one, or make them ask different things"))
+    return findings
+
+
+@dataclass(frozen=True)
+class _QuestionShape:
+    """What a question asks, in English: the words of its stem and code, the names and quoted values they
+    mention, the words of its correct options (explanations after ℹ left out), and the facts it cites."""
+
+    stem: tuple[str, ...]
+    subject: frozenset[str]
+    answer: tuple[str, ...]
+    facts: frozenset[str]
+
+    @classmethod
+    def of(cls, question) -> "_QuestionShape":
+        asked = f"{question.stem.en}\n{question.code or ''}"
+        right = sorted(split_explanation(option.text.en)[0] for option in question.options if option.correct)
+        return cls(tuple(_WORD.findall(asked.lower())),
+                   frozenset(_SUBJECT_NAME.findall(asked)) | {v.lower() for v in _SUBJECT_VALUE.findall(asked)},
+                   tuple(word for text in right for word in _WORD.findall(text.lower())), frozenset(question.facts))
+
+
+def _same_question(first: _QuestionShape, second: _QuestionShape) -> str:
+    """Why two questions ask the same thing ('' where they do not)."""
+    if first.subject and first.subject == second.subject and _same_answer(first.answer, second.answer):
+        return "asks what"
+    if first.facts == second.facts and _alike(first.stem, second.stem) >= SAME_FACTS_STEM:
+        return "asks, on the same facts, what"
+    if (_alike(first.stem, second.stem) >= NEAR_STEM and min(len(first.answer), len(second.answer)) >= 2
+            and _alike(first.answer, second.answer) >= NEAR_ANSWER):  # a bare False is many questions' answer
+        return "nearly repeats, word for word,"
+    return ""
+
+
+def _same_answer(first: tuple[str, ...], second: tuple[str, ...]) -> bool:
+    """Answers alike, or the shorter (two words at least: not a bare True) held in the longer."""
+    if _alike(first, second) >= SAME_ANSWER:
+        return True
+    short, long = sorted((first, second), key=len)
+    matcher = SequenceMatcher(None, short, long, autojunk=False)
+    return len(short) >= 2 and matcher.find_longest_match(0, len(short), 0, len(long)).size == len(short)
+
+
+def _alike(first: tuple[str, ...], second: tuple[str, ...]) -> float:
+    matcher = SequenceMatcher(None, first, second, autojunk=False)
+    return matcher.ratio() if matcher.real_quick_ratio() > 0.5 and matcher.quick_ratio() > 0.5 else 0.0
 
 
 @dataclass(frozen=True)

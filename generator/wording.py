@@ -102,12 +102,13 @@ _QUIZ = {
                          "version: the answer sheet is what is marked. Where a question says “select all that "
                          "apply”, tick every correct answer: each right box ticked earns its share of the points, "
                          "each wrong box ticked takes away its share, and no question scores below 0. Scenario "
-                         "questions also ask you to explain your choice on the lines below them, on this paper."),
+                         "questions (✎) also ask you to explain your choice, in that question's box on the answer "
+                         "sheet: hand in the answer sheet only."),
         "scoring": ("Several answers: each right option ticked earns points ÷ right options; each wrong option "
                     "ticked loses points ÷ wrong options; never below 0 (as Moodle scores it)."),
         "rubric": ("Rubric: full points for the right choice with a reason that names what decides it (the "
                    "facts below); half for the right choice without a sound reason; 0 otherwise."),
-        "explain": "Explain your choice:",
+        "explain_on_sheet": "✎ Explain your choice on the answer sheet, in box {}.",
         "points": ("{} pt", "{} pts"),
         "key": "Answer key",
         "key_heading": "Answer key: {}",
@@ -115,15 +116,21 @@ _QUIZ = {
         "detail": "Every question: why each option is right or wrong, and the facts behind it",
         "where": "number on sheet: {}",
         "facts": "Rests on: ",
+        "provenance": "Appendix: where each question comes from",
+        "provenance_note": ("For the course's authors, not for marking: the ids of each question and of the facts "
+                            "behind it, each fact's result on this machine, and where they were verified."),
+        "provenance_columns": ("Number on sheet", "Question", "Facts (result here)"),
         "verified": "verified against torch {torch} ({passed} pass, {skipped} skip)",
         "answer_sheet": "Answer sheet",
         "answer_how": ("Fill the bubble of the answer you choose; where a question says “select all that apply”, "
-                       "fill every correct one. Scenario questions (✎): explain your choice on the question paper."),
+                       "fill every correct one. Scenario questions (✎): fill the bubble, then explain your choice in the "
+                       "question's box below."),
         "marking": "Marking grid",
         "marking_how": ("Lay this page beside a student's answer sheet of the same version: the filled bubbles "
                         "are the right answers, then the points. Several answers score as the key states; "
-                        "✎ marks a scenario: mark its explanation on the question paper with the key's rubric."),
+                        "✎ marks a scenario: mark the explanation in its box on the answer sheet with the key's rubric."),
         "on_paper": "✎",
+        "explain_heading": "✎ Explain your choice: one box per scenario question",
     },
     "zh": {
         "title": "torch.backends 测验",
@@ -133,11 +140,11 @@ _QUIZ = {
         "questions": ("{} 题", "{} 题"),
         "total_points": ("{} 分", "{} 分"),
         "instructions": ("单选题请勾选唯一正确的选项，并在本卷答题卡上涂满对应的圆圈：按答题卡评分。标有“多选”的题目请勾选"
-                         "所有正确选项：每勾对一项得相应份额的分数，每勾错一项扣相应份额，每题最低 0 分。情景题还需在本试卷"
-                         "题目下方的横线上写出理由。"),
+                         "所有正确选项：每勾对一项得相应份额的分数，每勾错一项扣相应份额，每题最低 0 分。情景题（✎）还需在答题卡上"
+                         "该题的方框内写出理由：只交答题卡。"),
         "scoring": "多选题：每勾对一项得 分值÷正确项数；每勾错一项扣 分值÷错误项数；每题最低 0 分（与 Moodle 计分相同）。",
         "rubric": "评分标准：选择正确且理由点明决定因素（见下方依据的事实）得满分；选择正确但理由不充分得一半；其余 0 分。",
-        "explain": "理由：",
+        "explain_on_sheet": "✎ 请在答题卡第 {} 题的方框内写出理由。",
         "points": ("{} 分", "{} 分"),
         "key": "答案",
         "key_heading": "答案：{}",
@@ -145,13 +152,17 @@ _QUIZ = {
         "detail": "逐题解析：每个选项对错的理由及所依据的事实",
         "where": "各卷题号：{}",
         "facts": "依据：",
+        "provenance": "附录：每道题的出处",
+        "provenance_note": "供课程作者使用，评分时不需要：每道题及其所依据事实的编号、各事实在本机的结果，以及在哪些环境中验证过。",
+        "provenance_columns": ("各卷题号", "题目", "依据的事实（本机结果）"),
         "verified": "已对照 torch {torch} 验证（{passed} 项通过，{skipped} 项跳过）",
         "answer_sheet": "答题卡",
-        "answer_how": "请涂满所选答案的圆圈；标有“多选”的题目请涂满所有正确选项。情景题（✎）请在试卷上写出理由。",
+        "answer_how": "请涂满所选答案的圆圈；标有“多选”的题目请涂满所有正确选项。情景题（✎）：涂好圆圈后，在下方该题的方框内写出理由。",
         "marking": "评分表",
         "marking_how": ("将本页与同一卷别的学生答题卡并排对照：涂黑的圆圈即正确答案，其后为分值。多选题按答案中的规则计分；"
-                        "✎ 表示情景题：请按答案中的评分标准在试卷上批改其理由。"),
+                        "✎ 表示情景题：请按答案中的评分标准批改答题卡上该题方框内的理由。"),
         "on_paper": "✎",
+        "explain_heading": "✎ 写出理由：每道情景题一个方框",
     },
 }
 

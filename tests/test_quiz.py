@@ -368,16 +368,28 @@ def test_key_letters_match_every_version(lang, en, zh, lab_course):
             assert grid[number][column] == expected_letters(by_id[qid], options), (letter, number, qid)
 
 
+def appendix_page(pdf: "Pdf") -> int:
+    """The index of the key's first appendix page: the one its heading opens."""
+    headings = tuple(squash(quiz.all_words(lang)["quiz"]["provenance"]) for lang in ("en", "zh"))
+    return next(n for n, page in enumerate(pdf.pages) if page.startswith(headings))
+
+
+def key_body(pdf: "Pdf") -> str:
+    """The key a teacher marks with: its pages before the provenance appendix."""
+    return "".join(pdf.pages[:appendix_page(pdf)])
+
+
 def test_key_explains_every_option_and_names_its_facts(en, lab_course):
     job, _ = en
     pdf = read(job.output(STEM, ".key.pdf"))
     questions = lab_course.questions
-    starts = [pdf.text.index(f"{q.id}·") for q in questions]
+    text = key_body(pdf)
+    starts = [text.index(plain(q.stem.en)) for q in questions]
     assert starts == sorted(starts), "the key explains the questions in teaching order"
     note = squash(job.unverified_note([GPU_FACT]))
     assert note == squash("not verified here (needs CUDA)")
-    for question, start, end in zip(questions, starts, [*starts[1:], len(pdf.text)]):
-        block = pdf.text[start:end]
+    for question, start, end in zip(questions, starts, [*starts[1:], len(text)]):
+        block = text[start:end]
         assert plain(question.stem.en) in block
         for option in question.options:
             assert plain(option.text.en) in block and plain(option.why.en) in block
@@ -410,8 +422,11 @@ def test_questions_are_numbered_with_points_and_scenarios_get_writing_space(en, 
         assert f"{number}.{stem}" in pdf.text, "the stem follows its number, uncut"
         after = pdf.text[pdf.text.index(stem) + len(stem):]
         assert re.match(rf"(\(selectallthatapply\))?{question.points}{unit}", after), (qid, after[:40])
-    scenarios = sum(q.kind == "scenario" for q in lab_course.questions)
-    assert pdf.text.count("Explainyourchoice:") == scenarios == 4
+    scenarios = [number for number, (qid, _) in enumerate(sheet_order(pdf, lab_course.questions, "en"), 1)
+                 if by_id[qid].kind == "scenario"]
+    assert len(scenarios) == 4 and pdf.text.count("Explainyourchoice") == 4
+    for number in scenarios:  # the reason is written on the answer sheet, in the box of that number
+        assert squash(f"✎ Explain your choice on the answer sheet, in box {number}.") in pdf.text
 
 
 def test_select_all_hint_only_where_several_answers_count_and_never_twice(en, zh, lab_course):
@@ -442,7 +457,7 @@ def test_no_question_runs_over_a_page_break(en, zh, lab_course):
                 for line in (question.code or "").splitlines():
                     assert squash(line) in pdf.pages[page], (letter, question.id, line)
             scenario = pdf.page_of(plain(by_word(lab_course, "garnet").stem.get(job.lang)))
-            writing = {"en": "Explainyourchoice:", "zh": "理由："}[job.lang]
+            writing = {"en": "✎Explainyourchoiceontheanswersheet,inbox", "zh": "✎请在答题卡第"}[job.lang]
             assert writing in pdf.pages[scenario]
 
 
@@ -504,7 +519,7 @@ def test_english_quizzes_use_only_embedded_and_shipped_fonts(en):
     pdf = read(job.output(STEM, ".A.pdf"))
     names = {str(font.get("/BaseFont", "")).split("+")[-1] for page in range(len(pdf.pages))
              for font in pdf.fonts(page)}
-    allowed = ("Libertinus", "DejaVuSansMono", "NotoColorEmoji", "Type3")
+    allowed = ("Libertinus", "DejaVuSans", "NotoColorEmoji", "Type3")  # DejaVu Sans: the ✎ of a scenario
     assert names and all(name.startswith(allowed) or not name for name in names), names
     assert "Noto Color Emoji" in typst.Fonts(include_system_fonts=False, font_paths=[str(FONTS_FOLDER)]).families()
 
@@ -664,10 +679,24 @@ def bubble_rows(raw_page: str, lang: str) -> dict[int, tuple[str, str, bool, int
     return rows
 
 
+def explain_boxes(answers: Pdf, lang: str) -> list[int]:
+    """The numbers of the answer sheet's boxes for scenario explanations ("✎ 4"), in print order."""
+    text = "\n".join(answers.raw_pages)
+    heading = quiz.all_words(lang)["quiz"]["explain_heading"]
+    assert text.count(heading) <= 1
+    return [int(n) for n in re.findall(r"✎ (\d+)", text.partition(heading)[2])]
+
+
+def scenario_numbers(version) -> list[int]:
+    return [number for number, placed in enumerate(version.placed, 1) if placed.question.kind == "scenario"]
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_answer_sheet_is_one_page_with_a_bubble_row_per_question(lang, en, zh, lab_course):
     """Each version's answer sheet: one page with its version, the name fields and, for every number, as
-    many bubbles as that question prints options, its points and ✎ where a scenario is explained."""
+    many bubbles as that question prints options, its points and ✎ where a scenario is explained; then a
+    box for each scenario's explanation, numbered as its question (the question paper has no lines: a
+    teacher collects one document per student)."""
     job, paths = {"en": en, "zh": zh}[lang]
     by_id = {q.id: q for q in lab_course.questions}
     labels = {"en": ("Answer sheet", "Version {}", "Name"), "zh": ("答题卡", "{} 卷", "姓名")}[lang]
@@ -687,6 +716,8 @@ def test_answer_sheet_is_one_page_with_a_bubble_row_per_question(lang, en, zh, l
         for number, (qid, options) in enumerate(order, 1):
             question = by_id[qid]
             assert rows[number] == ("ABCD"[:len(options)], "", question.kind == "scenario", question.points), number
+        scenarios = [number for number, (qid, _) in enumerate(order, 1) if by_id[qid].kind == "scenario"]
+        assert len(scenarios) == 4 and explain_boxes(sheet, lang) == scenarios, letter
 
 
 def test_marking_grid_gives_every_versions_right_letters_and_points(en, lab_course):
@@ -722,12 +753,15 @@ def sized(course, verification, tmp_path_factory):
 
 
 @pytest.mark.parametrize("count", [20, 40])
-def test_answer_sheet_is_one_page_for_20_and_40_questions(count, sized):
+def test_answer_sheet_bubbles_fit_one_page_for_20_and_40_questions(count, sized, course):
+    """Every bubble on the first page; the scenario boxes below them or overleaf: one sheet of paper."""
     job, paths = sized[count]
-    for letter in ("A", "B"):
+    versions = make_versions(select(course.modules, count=count, seed=count), 2, count)
+    for letter, version in zip(("A", "B"), versions):
         sheet = read(job.output(f"quiz-s{count}", f".{letter}.answers.pdf"))
-        assert len(sheet.reader.pages) == 1
+        assert len(sheet.reader.pages) <= 2
         assert sorted(bubble_rows(sheet.raw_pages[0], "en")) == list(range(1, count + 1))
+        assert scenario_numbers(version) and explain_boxes(sheet, "en") == scenario_numbers(version)
     marking = read(job.output(f"quiz-s{count}", ".marking.pdf"))
     assert len(marking.reader.pages) == 2
     assert all(sorted(bubble_rows(page, "en")) == list(range(1, count + 1)) for page in marking.raw_pages)
@@ -776,22 +810,25 @@ def test_points_follow_the_kind_unless_a_question_says(en, lab_course):
     grades = {q.findtext("idnumber"): int(q.findtext("defaultgrade")) for q in root.findall("question")[1:]}
     assert grades == expected
     key = read(job.output(STEM, ".key.pdf")).text
+    versions = make_versions(lab_course.questions, len(VERSIONS), SEED)
     for question in lab_course.questions:
         unit = "pt" if question.points == 1 else "pts"
-        assert f"{question.id}·{question.points}{unit}·" in key, question.id
+        where = "·".join(f"{v.letter}{v.number_of(question)}" for v in versions)
+        assert f"{question.points}{unit}·numberonsheet:{where}{plain(question.stem.en)}" in key, question.id
 
 
-def _key_blocks(pdf: "Pdf", questions) -> dict[str, str]:
-    """Each question's block of the key's detail section, by id."""
-    starts = [pdf.text.index(f"{q.id}·") for q in questions]
-    return {q.id: pdf.text[start:end] for q, start, end in zip(questions, starts, [*starts[1:], len(pdf.text)])}
+def _key_blocks(pdf: "Pdf", questions, lang: str) -> dict[str, str]:
+    """Each question's block of the key's detail section (its stem on), by id."""
+    text = key_body(pdf)
+    starts = [text.index(plain(q.stem.get(lang))) for q in questions]
+    return {q.id: text[start:end] for q, start, end in zip(questions, starts, [*starts[1:], len(text)])}
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_key_gives_scenarios_a_rubric_and_multi_answers_the_scoring_rule(lang, en, zh, lab_course):
     job, _ = {"en": en, "zh": zh}[lang]
     words = quiz.all_words(lang)["quiz"]
-    blocks = _key_blocks(read(job.output(STEM, ".key.pdf")), lab_course.questions)
+    blocks = _key_blocks(read(job.output(STEM, ".key.pdf")), lab_course.questions, lang)
     several = {"birch", "fjord", "juniper", "mosaic", "cobalt", "kestrel"}
     for question in lab_course.questions:
         word = question.id.removeprefix("lab-")
@@ -1084,8 +1121,9 @@ def test_cli_writes_a_quiz_and_reports_a_shortfall_as_usage_error(content_dir, t
     short = runner.invoke(main, [*args, "--tag", "beta", "--count", "500"])
     assert short.exit_code == 2
     assert re.search(r"asked for 500 questions but only \d+ match", short.output)
-    both = runner.invoke(main, [*args, "--count", "3", "--per-module", "2"])
-    assert both.exit_code == 2 and "--count and --per-module exclude each other" in both.output
+    for pair in (["--count", "3", "--per-module", "2"], ["--all", "--count", "3"], ["--all", "--per-module", "2"]):
+        both = runner.invoke(main, [*args, *pair])
+        assert both.exit_code == 2 and "--count, --per-module and --all exclude each other" in both.output
     many = runner.invoke(main, [*args, "--per-module", "99"])
     assert many.exit_code == 2 and "asked for 99 questions per module" in many.output and "quizlab 17" in many.output
 
@@ -1096,22 +1134,21 @@ def chosen(course):
     return select(course.modules)
 
 
-WHERE = {"en": r"·\d+pts?·numberonsheet:", "zh": r"·\d+分·各卷题号："}
-
-
 @pytest.fixture(scope="module")
 def shipped(course, verification, tmp_path_factory):
-    """The real course with default options, in both languages: {lang: (job, paths)}."""
+    """The real course's whole bank (--all), in both languages: {lang: (job, paths)}."""
     out = tmp_path_factory.mktemp("shipped")
-    return {lang: _render(course, verification, lang, out) for lang in ("en", "zh")}
+    return {lang: _render(course, verification, lang, out, everything=True) for lang in ("en", "zh")}
 
 
 def sheet_numbers(key: Pdf, course, lang: str) -> dict[str, dict[int, object]]:
-    """{version letter: {number on its sheet: question}}, read from the key's "number on sheet: A 3 · B 5 · C 1"."""
-    letters = r"·".join(rf"{v}(\d+)" for v in VERSIONS)
+    """{version letter: {number on its sheet: question}}, read from the key's appendix: a row
+    "A 3 · B 5 · C 1 | question id | facts" per question."""
+    letters = r" · ".join(rf"{v} (\d+)" for v in VERSIONS)
+    appendix = " ".join(" ".join(page.split()) for page in key.raw_pages[appendix_page(key):])  # ids never wrap
     numbers: dict[str, dict[int, object]] = {v: {} for v in VERSIONS}
     for question in chosen(course):
-        match = re.search(re.escape(question.id) + WHERE[lang] + letters, key.text)
+        match = re.search(letters + " " + re.escape(question.id) + " ", appendix)
         assert match, (lang, question.id)
         for letter, number in zip(VERSIONS, match.groups()):
             assert int(number) not in numbers[letter], (lang, letter, number)
@@ -1136,10 +1173,11 @@ def test_shipped_content_builds_every_file_in_both_languages(shipped, course):
         assert all(p.stat().st_size > 0 for p in paths)
         numbers = list(range(1, len(chosen(course)) + 1))
         assert sorted(key_grid(read(named(paths, ".key.pdf")), len(VERSIONS))) == numbers
-        for letter in VERSIONS:
+        versions = make_versions(chosen(course), len(VERSIONS), 0)
+        for letter, version in zip(VERSIONS, versions):
             answers = read(named(paths, f".{letter}.answers.pdf"))
-            assert len(answers.reader.pages) == 1, (lang, letter, "every shipped question on one answer sheet")
-            assert sorted(bubble_rows(answers.raw_pages[0], lang)) == numbers
+            assert sorted(bubble_rows(answers.raw_pages[0], lang)) == numbers, (lang, letter, "every bubble on page 1")
+            assert explain_boxes(answers, lang) == scenario_numbers(version), (lang, letter)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -1218,3 +1256,167 @@ def test_shipped_gift_matches_the_moodle_xml(shipped, course):
             assert parsed["single"] == (element.findtext("single") == "true")
             assert [(pytest.approx(float(a.get("fraction"))), a.findtext("text"), a.findtext("feedback/text"))
                     for a in element.findall("answer")] == parsed["answers"], (lang, parsed["name"])
+
+
+# ------------------------------------------------ a class's quiz by default
+MAX_PAGES = 4  # a question paper of the default quiz, per version
+
+
+@pytest.fixture(scope="module")
+def default_quiz(course, verification, tmp_path_factory):
+    """The shipped course with default options (what `torchdeck quiz` and `make quiz` print), in English
+    on A4 and, for the key's appendix, in Chinese: {lang: (job, paths)}."""
+    out = tmp_path_factory.mktemp("default")
+    return {lang: _render(course, verification, lang, out) for lang in ("en", "zh")}
+
+
+def pdfinfo_pages(path: Path) -> int:
+    info = subprocess.run(["pdfinfo", str(path)], capture_output=True, check=True, text=True).stdout
+    return int(re.search(r"(?m)^Pages:\s+(\d+)$", info)[1])
+
+
+def test_default_quiz_is_class_sized_and_balanced(default_quiz, course):
+    """20 questions, taken in turns across the modules, each version's question paper on at most 4 pages
+    and its answer sheet on one, as pdfinfo and pdftotext read them; every number on every document."""
+    questions = select(course.modules, limit=quiz.DEFAULT_COUNT)
+    assert len(questions) == quiz.DEFAULT_COUNT == 20 < len(chosen(course))
+    with_questions = [m for m in course.modules if m.questions]
+    per_module = [sum(q in m.questions for q in questions) for m in with_questions]
+    assert max(per_module) - min(per_module) <= 1 + (len(with_questions) < quiz.DEFAULT_COUNT), per_module
+    numbers = list(range(1, 21))
+    for lang, (job, paths) in default_quiz.items():
+        assert sorted(key_grid(read(named(paths, ".key.pdf")), len(VERSIONS))) == numbers
+        for letter in VERSIONS:
+            paper = named(paths, f".{letter}.pdf")
+            assert pdfinfo_pages(paper) <= MAX_PAGES and len(read(paper).pages) <= MAX_PAGES, (lang, letter)
+            assert squash({"en": "20 questions", "zh": "共 20 题"}[lang]) in read(paper).pages[0]
+            answers = named(paths, f".{letter}.answers.pdf")  # one page for the shipped course at present
+            assert pdfinfo_pages(answers) <= 2 and sorted(bubble_rows(read(answers).raw_pages[0], lang)) == numbers
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_default_quiz_fits_four_pages_for_any_seed_and_paper(seed, course, verification, tmp_path):
+    """The bound holds beyond seed 0: other draws, US letter (shorter), Chinese."""
+    lang, paper = (("en", "a4"), ("en", "letter"), ("zh", "a4"))[seed % 3]
+    job, paths = _render(course, verification, lang, tmp_path, seed=seed, paper=paper, versions=2)
+    for letter in ("A", "B"):
+        assert pdfinfo_pages(named(paths, f".{letter}.pdf")) <= MAX_PAGES, (seed, lang, paper, letter)
+        assert pdfinfo_pages(named(paths, f".{letter}.answers.pdf")) <= 2, (seed, lang, paper, letter)
+
+
+def test_the_whole_bank_on_request(shipped, default_quiz, course):
+    """--all (everything=True) prints every question that can share the quiz, not 20."""
+    job, paths = shipped["en"]
+    assert sorted(key_grid(read(named(paths, ".key.pdf")), len(VERSIONS))) == list(range(1, len(chosen(course)) + 1))
+    assert read(named(paths, ".A.pdf")).text.count("Explainyourchoiceontheanswersheet") == sum(
+        q.kind == "scenario" for q in chosen(course))
+
+
+def test_cli_default_is_capped_at_twenty_and_all_takes_every_question(content_dir, tmp_path):
+    """The lab holds 17 questions: the default (20) takes all of them without an error; --all too."""
+    runner = CliRunner()
+    for extra in ([], ["--all"]):
+        out = tmp_path / ("all" if extra else "default")
+        done = runner.invoke(main, ["quiz", "--content", str(content_dir), "--out", str(out), "--lang", "en",
+                                    "--quiet", "--versions", "1", *extra])
+        assert done.exit_code == 0, done.output
+        assert sorted(key_grid(read(out / "quiz-s0.en.key.pdf"), 1)) == list(range(1, 18))
+
+
+# ------------------------------------------------ the key names no internal ids
+def test_key_names_no_ids_and_its_appendix_names_them_all(en, zh, lab_course):
+    """The key a teacher marks with holds no question or fact id, no verification status; the appendix,
+    on pages of its own after it, gives each question's numbers, id and facts with their result."""
+    ids = [q.id for q in lab_course.questions] + [f.id for f in lab_course.facts]
+    for job, _ in (en, zh):
+        pdf = read(job.output(STEM, ".key.pdf"))
+        body = key_body(pdf)
+        assert body and not [i for i in ids if i in body], job.lang
+        assert "(pass" not in body and "(skip" not in body
+        words = quiz.all_words(job.lang)["quiz"]
+        appendix = pdf.text[len(body):]
+        assert appendix.startswith(squash(words["provenance"] + words["provenance_note"]))
+        versions = make_versions(lab_course.questions, len(VERSIONS), SEED)
+        rows = sorted(lab_course.questions, key=versions[0].number_of)
+        starts = [appendix.index("·".join(f"{v.letter}{v.number_of(q)}" for v in versions) + q.id) for q in rows]
+        assert starts == sorted(starts), "rows in version A's order"
+        for question, start, end in zip(rows, starts, [*starts[1:], len(appendix)]):
+            row = appendix[start:end]
+            for fact_id in question.facts:
+                status = "skip" if fact_id == GPU_FACT else "pass"
+                assert f"{fact_id}({status})" in row, (job.lang, question.id, fact_id)
+
+
+def test_shipped_key_names_no_ids_before_its_appendix(default_quiz, course):
+    for lang, (job, paths) in default_quiz.items():
+        pdf = read(named(paths, ".key.pdf"))
+        body = key_body(pdf)
+        questions = select(course.modules, limit=quiz.DEFAULT_COUNT)
+        ids = [q.id for q in questions] + [f for q in questions for f in q.facts]
+        assert not [i for i in ids if i in body], lang
+        appendix = pdf.text[len(body):]
+        assert all(q.id in appendix for q in questions) and all(f in appendix for q in questions for f in q.facts)
+        assert appendix_page(pdf) <= 8, "the key of a class's quiz is a few pages, not 42"
+
+
+# ------------------------------------------------ duplicate questions are a lint finding
+def _lint_module(tmp_path, questions: list[dict]):
+    facts = [{"id": f"f{n}", "claim": {"en": f"claim {n}", "zh": f"论断 {n}"}, "check": {"exists": "torch"}}
+             for n in range(1, 5)]
+    module = {"module": "torch.backends.t", "title": {"en": "T", "zh": "T"}, "summary": {"en": "S", "zh": "S"},
+              "facts": facts, "questions": questions}
+    (tmp_path / "t.yaml").write_text(yaml.safe_dump(module, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return CliRunner().invoke(main, ["lint", "--content", str(tmp_path)])
+
+
+def _asked(qid: str, stem: str, right: str, wrong=("'tf32'", "'ieee'"), facts=("f1",), code=None) -> dict:
+    texts = [right, *wrong]
+    options = [{"text": {"en": t, "zh": t}, "correct": i == 0, "why": {"en": f"why {i}", "zh": f"理由 {i}"}}
+               for i, t in enumerate(texts)]
+    question = {"id": qid, "kind": "single", "stem": {"en": stem, "zh": f"题 {qid}"}, "options": options,
+                "facts": list(facts)}
+    return {**question, "code": code} if code else question
+
+
+def test_questions_that_ask_the_same_thing_are_lint_findings_at_their_line(tmp_path):
+    questions = [
+        _asked("t-first", 'After `torch.set_float32_matmul_precision("medium")`, what does '
+               "`torch.backends.mkldnn.matmul.fp32_precision` read?", "'bf16'"),
+        # the same names and value asked, the same answer, other words and facts
+        _asked("t-again", '`torch.set_float32_matmul_precision("medium")` sets '
+               "`torch.backends.mkldnn.matmul.fp32_precision` to ...", "`'bf16'`", facts=("f2",)),
+        # the same names, another value: another question
+        _asked("t-high", 'After `torch.set_float32_matmul_precision("high")`, what does '
+               "`torch.backends.mkldnn.matmul.fp32_precision` read?", "'tf32'", wrong=("'bf16'", "'ieee'"),
+               facts=("f3",)),
+        # code questions that print the same value about other code: not the same
+        _asked("t-code-1", "What does this print?", "`False`", wrong=("`True`", "`None`"), facts=("f4",),
+               code="import torch\nprint(torch.backends.cudnn.deterministic)\n"),
+        _asked("t-code-2", "What does this print?", "`False`", wrong=("`True`", "`None`"), facts=("f3",),
+               code="import torch\nprint(torch.backends.mkldnn.is_available())\n"),
+        # nearly word for word the same about another name
+        _asked("t-mkl", "A tutorial runs `torch.backends.mkl.is_enabled()`. What happens on torch 2.13?",
+               "AttributeError: the function does not exist", wrong=("True", "False"), facts=("f4",)),
+        _asked("t-omp", "A tutorial shows `torch.backends.openmp.is_enabled()`. What happens on torch 2.13?",
+               "AttributeError: it does not exist", wrong=("True", "False"), facts=("f2",)),
+    ]
+    result = _lint_module(tmp_path, questions)
+    assert result.exit_code == 1
+    lines = (tmp_path / "t.yaml").read_text(encoding="utf-8").splitlines()
+    line = {q["id"]: next(n for n, text in enumerate(lines, 1) if f"id: {q['id']}" in text) for q in questions}
+    found = [text for text in result.output.splitlines() if "keep the better one" in text]
+    assert len(found) == 2, result.output
+    assert f"t.yaml:{line['t-again']}: t-again: asks what t-first (" in found[0]
+    assert f"t.yaml:{line['t-first']})" in found[0]
+    assert f"t.yaml:{line['t-omp']}: t-omp: nearly repeats, word for word, t-mkl" in found[1]
+
+
+def test_lint_finds_the_duplicate_questions_of_the_issue(course):
+    """The shipped pair the issue names is found, at both files and lines."""
+    from generator.lint import question_findings
+
+    findings = [str(f) for f in question_findings(course)]
+    pair = [f for f in findings if "mkldnn-matmul-precision-q" in f and "backends-q-smmp-medium" in f]
+    assert len(pair) == 1 and re.search(r"mkldnn\.yaml:\d+: mkldnn-matmul-precision-q: asks what "
+                                        r"backends-q-smmp-medium \(.*backends\.yaml:\d+\)", pair[0]), findings
+    assert len(findings) <= 6, "few findings: the rule is tuned to the shipped course"

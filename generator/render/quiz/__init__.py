@@ -41,7 +41,8 @@ FONT_FOLDERS = "font_folders"  # a document's key for font folders beyond FOLDER
 PAPERS = {"a4": "a4", "letter": "us-letter"}
 MAX_VERSIONS = 26  # A to Z
 ROWS_PER_COLUMN = 25  # of the answer sheet's bubble grid at full size; more rows shrink to stay on one page
-WRITING_LINES = 4  # ruled lines under a scenario question
+WRITING_LINES = 4  # ruled lines in a scenario's box on the answer sheet
+DEFAULT_COUNT = 20  # questions in a quiz that asks for no number: a class's quiz (--all: every one that can share it)
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")  # a quiz's --name: safe in a file name, no dots
 
 
@@ -59,6 +60,7 @@ class QuizOptions:
     paper: str = "a4"
     title: Optional[str] = None
     name: Optional[str] = None  # the files' name: quiz-<name>; without it quiz-s<seed>
+    everything: bool = False  # without count or per_module: every question that can share the quiz, not DEFAULT_COUNT
 
     @property
     def stem(self) -> str:
@@ -74,12 +76,14 @@ def check_name(name: str) -> str:
 
 
 def render(job: RenderJob, options: QuizOptions = QuizOptions()) -> list[Path]:
-    """Write per version ``<stem>.<lang>.A.pdf`` (questions) and ``.A.answers.pdf`` (a one-page answer
-    sheet), then ``<stem>.<lang>.key.pdf``, ``.marking.pdf`` (a page per version), ``.moodle.xml`` and
-    ``.gift.txt`` (the same questions for Moodle's GIFT import)."""
+    """Write per version ``<stem>.<lang>.A.pdf`` (questions) and ``.A.answers.pdf`` (the answer sheet: every
+    bubble on its first page, then a box per scenario for its explanation: the one document a student hands
+    in), then ``<stem>.<lang>.key.pdf`` (no internal ids but in its appendix), ``.marking.pdf`` (a page per
+    version), ``.moodle.xml`` and ``.gift.txt`` (the same questions for Moodle's GIFT import)."""
     stem = options.stem
     questions = select(job.course.modules, tags=options.tags, difficulty=options.difficulty,
-                       count=options.count, per_module=options.per_module, seed=options.seed)
+                       count=options.count, per_module=options.per_module,
+                       limit=None if options.everything else DEFAULT_COUNT, seed=options.seed)
     versions = make_versions(questions, options.versions, options.seed)
     title = options.title or all_words(job.lang)["quiz"]["title"]
     page = _page(job, options, title, questions)
@@ -180,7 +184,11 @@ def _bubble_sheet(job: RenderJob, version: Version, marking: bool) -> dict:
             "rows": [{"number": number, "letters": [letter(i) for i in range(len(placed.order))],
                       "correct": placed.correct_letters.split(",") if marking else [],
                       "points": _points(job, placed.question), "explain": placed.question.kind == "scenario"}
-                     for number, placed in enumerate(version.placed, 1)]}
+                     for number, placed in enumerate(version.placed, 1)],
+            # the answer sheet's box per scenario, where its choice is explained: one document per student
+            "boxes": [] if marking else [number for number, placed in enumerate(version.placed, 1)
+                                         if placed.question.kind == "scenario"],
+            "lines": WRITING_LINES}
 
 
 def _sheet_question(job: RenderJob, number: int, placed: Placed) -> dict:
@@ -190,7 +198,8 @@ def _sheet_question(job: RenderJob, number: int, placed: Placed) -> dict:
             "code": code_lines(job.code(question) or None, question.language),
             "options": [{"letter": letter(index), "text": rich(job.t(option.text))}
                         for index, option in enumerate(placed.options)],
-            "lines": WRITING_LINES if question.kind == "scenario" else 0}
+            "explain": (all_words(job.lang)["quiz"]["explain_on_sheet"].format(number)
+                        if question.kind == "scenario" else "")}
 
 
 def _hint(job: RenderJob, question: Question) -> str:
@@ -207,19 +216,43 @@ def key_data(job: RenderJob, questions: Sequence[Question], versions: Sequence[V
     return {**page, "kind": "key", "label": words["key"],
             "heading": words["key_heading"].format(page["title"]), "versions": letters,
             "total": _total(job, len(questions), sum(q.points for q in questions)),
-            "grid": grid, "questions": [_key_question(job, q, versions) for q in questions]}
+            "grid": grid, "questions": [_key_question(job, q, versions) for q in questions],
+            "provenance": _provenance(job, questions, versions)}
+
+
+def _provenance(job: RenderJob, questions: Sequence[Question], versions: Sequence[Version]) -> list[dict]:
+    """The key's appendix, for the course's authors rather than for marking: per question (in version A's
+    order) its numbers on the sheets, its id, the ids of the facts behind it with their result here, and
+    where those facts were verified. The body of the key names none of these ids."""
+    first = versions[0]
+    rows = []
+    for question in sorted(questions, key=first.number_of):
+        facts = [f"{fact_id} ({_status(job, fact_id)})" for fact_id in question.facts]
+        rows.append({"where": _numbers(question, versions), "id": question.id, "facts": ", ".join(facts),
+                     "verified": job.verified_where(question.facts)})
+    return rows
+
+
+def _numbers(question: Question, versions: Sequence[Version]) -> str:
+    """'A 3 · B 7 · C 12': the question's number on each version's sheet."""
+    return " · ".join(f"{v.letter} {v.number_of(question)}" for v in versions)
+
+
+def _status(job: RenderJob, fact_id: str) -> str:
+    result = job.verification.results.get(fact_id)
+    return result.status if result else "unchecked"
 
 
 def _key_question(job: RenderJob, question: Question, versions: Sequence[Version]) -> dict:
     placements = [next(p for p in v.placed if p.question.id == question.id) for v in versions]
-    where = all_words(job.lang)["quiz"]["where"].format(" · ".join(f"{v.letter} {v.number_of(question)}" for v in versions))
-    return {"id": question.id, "points": _points(job, question), "where": where,
+    where = all_words(job.lang)["quiz"]["where"].format(_numbers(question, versions))
+    return {"points": _points(job, question), "where": where,
             "stem": rich(job.t(question.stem)), "code": code_lines(job.code(question) or None, question.language),
             "options": [{"letters": [p.letter_of(index) for p in placements], "correct": option.correct,
                          "text": rich(job.t(option.text)), "why": rich(job.t(option.why))}
                         for index, option in enumerate(question.options)],
-            "facts": [_fact(job, fact_id) for fact_id in question.facts], "marking": _marking(job, question),
-            "unverified": job.item_mark(question.facts), "verified": job.verified_where(question.facts)}
+            "facts": [rich(job.t(job.course.fact(fact_id).claim)) for fact_id in question.facts],
+            "marking": _marking(job, question), "unverified": job.item_mark(question.facts)}
 
 
 def _marking(job: RenderJob, question: Question) -> str:
@@ -230,12 +263,6 @@ def _marking(job: RenderJob, question: Question) -> str:
     if question.kind == "scenario":
         parts.append(quiz_words["rubric"])
     return " ".join(parts)
-
-
-def _fact(job: RenderJob, fact_id: str) -> dict:
-    result = job.verification.results.get(fact_id)
-    return {"id": fact_id, "claim": rich(job.t(job.course.fact(fact_id).claim)),
-            "status": result.status if result else "unchecked"}
 
 
 def _points(job: RenderJob, question: Question) -> str:

@@ -59,21 +59,23 @@ class Version:
 
 
 def select(modules: Sequence[Module], *, tags: Sequence[str] = (), difficulty: Optional[int] = None,
-           count: Optional[int] = None, per_module: Optional[int] = None, seed: int = 0) -> list[Question]:
+           count: Optional[int] = None, per_module: Optional[int] = None, limit: Optional[int] = None,
+           seed: int = 0) -> list[Question]:
     """The questions of ``modules`` matching every filter (any of ``tags``), in teaching order.
 
     Never two questions that test one fact: a question citing a fact an earlier pick cites is
     passed over. The picks take turns across the modules (in a seeded order), and each module
     offers the difficulty drawn least so far, so ``count`` spreads over modules and levels;
     ``per_module`` asks for that many from every module with matching questions. Without
-    either, every question that can share the sheet.
+    either, every question that can share the sheet, or at most ``limit`` of them, picked as
+    ``count`` picks (fewer where fewer can share the sheet: no error, unlike ``count``).
     """
     pools = [(m.name, [q for q in m.questions if _matches(q, tags, difficulty)]) for m in modules]
     pools = [(name, found) for name, found in pools if found]
     matching = sum(len(found) for _, found in pools)
     if not matching or (count or 0) > matching:
         raise SelectionError(_shortfall(matching, count, tags, difficulty))
-    wanted = count or (per_module * len(pools) if per_module else matching)
+    wanted = count or (per_module * len(pools) if per_module else min(limit or matching, matching))
     by_module = _take_turns(pools, wanted, per_module, random.Random(f"{seed}:select"))
     _check_met(by_module, count, per_module, matching)
     chosen = {q.id for picks in by_module.values() for q in picks}
