@@ -1410,13 +1410,3 @@ def test_questions_that_ask_the_same_thing_are_lint_findings_at_their_line(tmp_p
     assert f"t.yaml:{line['t-first']})" in found[0]
     assert f"t.yaml:{line['t-omp']}: t-omp: nearly repeats, word for word, t-mkl" in found[1]
 
-
-def test_lint_finds_the_duplicate_questions_of_the_issue(course):
-    """The shipped pair the issue names is found, at both files and lines."""
-    from generator.lint import question_findings
-
-    findings = [str(f) for f in question_findings(course)]
-    pair = [f for f in findings if "mkldnn-matmul-precision-q" in f and "backends-q-smmp-medium" in f]
-    assert len(pair) == 1 and re.search(r"mkldnn\.yaml:\d+: mkldnn-matmul-precision-q: asks what "
-                                        r"backends-q-smmp-medium \(.*backends\.yaml:\d+\)", pair[0]), findings
-    assert len(findings) <= 6, "few findings: the rule is tuned to the shipped course"
