@@ -18,7 +18,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
+from anki.collection import Collection
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageDraw, ImageFont
@@ -39,22 +39,12 @@ from generator.render.anki.notes import ROOT_DECK, build_notes, deck_name, note_
 from generator.render.anki.spread import NEW_PER_DAY
 from generator.render.base import RenderJob
 from generator.verify import verify
+from helpers import as_on_card, collapse_spaces, import_package, new_collection
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "anki_models.json"
 
 
 # ------------------------------------------------------------------ helpers
-def import_package(col: Collection, path: Path):
-    """Import with the options Anki's import dialog starts with (update notes and note types if newer)."""
-    request = ImportAnkiPackageRequest(package_path=str(path), options=ImportAnkiPackageOptions())
-    return col.import_anki_package(request).log
-
-
-def new_collection(folder: Path) -> Collection:
-    folder.mkdir(parents=True, exist_ok=True)
-    return Collection(str(folder / "collection.anki2"))
-
-
 _BLOCK_TAG = re.compile(r"</?(?:div|br|hr|li|ol|ul|p|blockquote|pre)\b[^>]*>")
 
 
@@ -69,15 +59,6 @@ def render_problems(col: Collection, card_html: str) -> list[str]:
                col.tr.card_template_rendering_back_side_problem(),
                col.tr.card_template_rendering_empty_front(), "templates/errors.html")
     return [marker for marker in markers if marker in card_html]
-
-
-def plain(text: str) -> str:
-    """A content text as it reads on the card (backticks become <code>)."""
-    return " ".join(text.replace("`", "").split())
-
-
-def squash(text: str) -> str:
-    return " ".join(text.split())
 
 
 def expected_cards(card) -> int:
@@ -156,11 +137,11 @@ def test_every_card_renders_with_its_text(shipped, course, lang):
         question, answer = anki_card.question(), anki_card.answer()
         assert not render_problems(col, question) and not render_problems(col, answer), card_id
         card = cards_by_guid[anki_card.note().guid]
-        shown_q, shown_a = squash(visible_text(question)), squash(visible_text(answer))
+        shown_q, shown_a = collapse_spaces(visible_text(question)), collapse_spaces(visible_text(answer))
         for text in _expected_texts(job, card, anki_card.ord):
-            assert plain(text) in shown_a, (card.id, text)
+            assert as_on_card(text) in shown_a, (card.id, text)
         prompt = _prompt_text(job, card, anki_card.ord)
-        assert plain(prompt) in shown_q, (card.id, prompt)
+        assert as_on_card(prompt) in shown_q, (card.id, prompt)
         note = job.unverified_note(card.facts)
         assert (note or f"torch {job.verification.torch}") in shown_a
 
@@ -496,8 +477,8 @@ def test_escaping_shows_text_literally(small):
     escape_note = notes[note_guid("en", "t-escape")]
     (card,) = escape_note.cards()
     question, answer = visible_text(card.question()), visible_text(card.answer())
-    assert "Shown literally: a < b && c and {{x}} and }} and <b>no bold</b>" in squash(question)
-    assert "Yes {{c1::not a cloze}} & more" in squash(answer)
+    assert "Shown literally: a < b && c and {{x}} and }} and <b>no bold</b>" in collapse_spaces(question)
+    assert "Yes {{c1::not a cloze}} & more" in collapse_spaces(answer)
     assert "<code>a &lt; b &amp;&amp; c</code>" in card.question()
     assert "<b>" not in escape_note["Front"]
     source = escape_note["Source"]
@@ -509,8 +490,8 @@ def test_cloze_deletions_work_and_other_braces_stay(small):
     col = small["col"]
     note = notes_by_guid(col)[note_guid("en", "t-cloze")]
     first, second = sorted(note.cards(), key=lambda c: c.ord)
-    q1, a1 = squash(visible_text(first.question())), squash(visible_text(first.answer()))
-    q2, a2 = squash(visible_text(second.question())), squash(visible_text(second.answer()))
+    q1, a1 = collapse_spaces(visible_text(first.question())), collapse_spaces(visible_text(first.answer()))
+    q2, a2 = collapse_spaces(visible_text(second.question())), collapse_spaces(visible_text(second.answer()))
     assert q1 == "benchmark defaults to [...]; {{braces}} stay; a dict {'a': {}} hides."
     assert "benchmark defaults to False; {{braces}} stay" in a1 and "Autotuning is opt-in." in a1
     assert q2 == "benchmark defaults to False; {{braces}} stay; a dict [...] hides."
