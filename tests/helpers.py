@@ -56,6 +56,16 @@ def letters_and_digits(text: str) -> str:
 
 
 # ------------------------------------------------------------------ Anki
+_BLOCK_TAG = re.compile(r"</?(?:div|br|hr|li|ol|ul|p|blockquote|pre)\b[^>]*>")
+
+
+def visible_text(card_html: str) -> str:
+    """What a learner reads of a card side Anki rendered: no CSS, no tags (blocks become spaces), entities
+    decoded; spaces as they come (``collapse_spaces`` folds them)."""
+    body = re.sub(r"<style>.*?</style>", "", card_html, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", "", _BLOCK_TAG.sub(" ", body)))
+
+
 def new_collection(folder: Path):
     """A fresh, empty Anki collection in ``folder`` (Anki's own library)."""
     from anki.collection import Collection

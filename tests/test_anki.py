@@ -39,21 +39,12 @@ from generator.render.anki.notes import ROOT_DECK, build_notes, deck_name, note_
 from generator.render.anki.spread import NEW_PER_DAY
 from generator.render.base import RenderJob
 from generator.verify import verify
-from helpers import as_on_card, collapse_spaces, import_package, new_collection
+from helpers import as_on_card, collapse_spaces, import_package, new_collection, visible_text
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "anki_models.json"
 
 
 # ------------------------------------------------------------------ helpers
-_BLOCK_TAG = re.compile(r"</?(?:div|br|hr|li|ol|ul|p|blockquote|pre)\b[^>]*>")
-
-
-def visible_text(card_html: str) -> str:
-    """What a learner reads: no CSS, no tags (blocks become spaces), entities decoded."""
-    body = re.sub(r"<style>.*?</style>", "", card_html, flags=re.S)
-    return html.unescape(re.sub(r"<[^>]+>", "", _BLOCK_TAG.sub(" ", body)))
-
-
 def render_problems(col: Collection, card_html: str) -> list[str]:
     markers = (col.tr.card_template_rendering_front_side_problem(),
                col.tr.card_template_rendering_back_side_problem(),
