@@ -131,8 +131,12 @@ def verify_with_a_slow_check(content, tmp_path, snippet: str):
                                 "--out", str(tmp_path / "b"), "--timeout", "120"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
-    while not pid_file.exists() and time.monotonic() < deadline:
+    while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
         time.sleep(0.1)
+    if not (pid_file.exists() and pid_file.read_text()):  # the check never ran: nothing below would prove anything
+        process.kill()
+        _, err = process.communicate(timeout=60)
+        raise AssertionError(f"the slow check did not start within 60 s: {err}")
     time.sleep(0.3)
     return process, pid_file
 
@@ -184,9 +188,11 @@ def test_no_process_outlives_torchdeck(content, tmp_path, how, code):
     import time
 
     marker = f"{time.time_ns() % 10 ** 9}.5"
-    process, _ = verify_with_a_slow_check(
+    process, pid_file = verify_with_a_slow_check(
         content, tmp_path, "import subprocess, time; p = subprocess.Popen(['sleep', '%s']); "
                            "open({pid_file}, 'w').write(str(p.pid)); time.sleep(60)" % marker)
+    running = subprocess.run(["pgrep", "-f", f"sleep {marker}"], capture_output=True, text=True).stdout.split()
+    assert running == [pid_file.read_text()], "the check's process is running and pgrep finds it, before the signal"
     process.send_signal(getattr(signal, "SIG" + how))
     _, err = process.communicate(timeout=60)
     assert process.returncode == code, err
