@@ -22,7 +22,6 @@ from pypdf import PdfReader
 from generator.diagrams import diagram_png
 from generator.render import handout, slides
 from generator.render.base import RenderJob
-from generator.render.order import shown
 from generator.wording import WORDS
 from helpers import (A, CONTENT, convert_to_pdf, letters_and_digits, pdf_word_boxes, shape_boxes, slide_kind,
                      slide_name, torchdeck, word_inside)
@@ -296,11 +295,12 @@ def test_questions_show_shuffled_options_and_answer_on_the_next_slide(built, cou
         if slide_kind(slide) != "quiz":
             continue
         question = questions[slide_name(slide).split(":")[1]]
-        options = shown(question, course)
+        lines = _body_text(slide).split("\n")[-len(question.options):]  # "A.  text", as the room reads them
+        assert [line[:4] for line in lines] == [f"{chr(65 + i)}.  " for i in range(len(lines))]
+        by_text = {job.t(o.text).replace("`", ""): o for o in question.options}
+        assert sorted(line[4:] for line in lines) == sorted(by_text), question.id  # each option once
+        options = [by_text[line[4:]] for line in lines]  # in the order the slide shows them
         letters = ", ".join(chr(65 + i) for i, o in enumerate(options) if o.correct)
-        body = _body_text(slide)
-        assert [line[4:] for line in body.split("\n")[-len(options):]] == [job.t(o.text).replace("`", "")
-                                                                           for o in options]
         answer = slides_[index + 1]
         assert slide_name(answer) == f"answer:{question.id}" and letters in answer.shapes.title.text_frame.text
         notes = "\n".join(_notes(answer))
