@@ -184,12 +184,16 @@ def test_no_golden_file_is_left_over():
 
 def test_the_fixture_ledger_is_current(tmp_path):
     """The ledger run the golden files report is what this torch says: every fact passes here too, under
-    the hashes recorded (an edited check makes its entry stale, and this fails)."""
-    every_fact_passes = {"g-available-callable": "pass", "g-benchmark-default": "pass", "g-cudnn-exists": "pass",
-                         "g-deterministic-default": "pass", "g-enabled-default": "pass"}
+    the hashes recorded (an edited check makes its entry stale, and this fails), except the one that needs a
+    CUDA GPU, skipped as the CPU run recorded it unless this machine has one."""
+    import torch
+
+    recorded = {"g-available-callable": "pass", "g-benchmark-default": "pass", "g-cudnn-exists": "pass",
+                "g-deterministic-default": "pass", "g-enabled-default": "pass", "g-gpu-count": "skip"}
     course = load_course(COURSE)
     (run,) = ledger.load(COURSE, course)
     assert (run.torch, run.date) == ("2.13.0+cpu", "2026-11-27")
-    assert {fact_id: entry.status for fact_id, entry in run.facts.items()} == every_fact_passes
+    assert {fact_id: entry.status for fact_id, entry in run.facts.items()} == recorded
     live = verify(course, cache_dir=tmp_path / "cache")
-    assert {fact_id: result.status for fact_id, result in live.results.items()} == every_fact_passes
+    here = dict(recorded, **{"g-gpu-count": "pass" if torch.cuda.is_available() else "skip"})
+    assert {fact_id: result.status for fact_id, result in live.results.items()} == here
