@@ -42,6 +42,9 @@ from generator.verify import verify
 from helpers import as_on_card, collapse_spaces, import_package, new_collection, visible_text
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "anki_models.json"
+# what a card's footer says where every fact behind it passed here, and where one was skipped here
+VERIFIED_HERE = {"en": "verified on torch {} (here)", "zh": "已验证：torch {}（本机）"}
+NOT_VERIFIED_HERE = {"en": "⚠ not verified here (needs ", "zh": "⚠ 未在此环境验证（需要 "}
 
 
 # ------------------------------------------------------------------ helpers
@@ -133,8 +136,10 @@ def test_every_card_renders_with_its_text(shipped, course, lang):
             assert as_on_card(text) in shown_a, (card.id, text)
         prompt = _prompt_text(job, card, anki_card.ord)
         assert as_on_card(prompt) in shown_q, (card.id, prompt)
-        note = job.unverified_note(card.facts)
-        assert (note or f"torch {job.verification.torch}") in shown_a
+        if any(job.verification.results[fact_id].status == "skip" for fact_id in card.facts):
+            assert NOT_VERIFIED_HERE[lang] in shown_a, card.id
+        else:
+            assert VERIFIED_HERE[lang].format(job.verification.torch) in shown_a, card.id
 
 
 def _prompt_text(job, card, ordinal):
@@ -186,20 +191,23 @@ def test_tags_are_hierarchical_and_spaceless(shipped, course):
         module, card = by_guid[guid]
         assert all(" " not in tag for tag in note.tags)
         assert {module.module.replace(".", "::"), f"kind::{card.kind}", f"difficulty::{card.difficulty}"} <= set(note.tags)
-        needs = job.unverified_tags(card.facts)
-        assert set(needs or [f"verified::torch-{version}"]) <= set(note.tags)
+        results = [job.verification.results[fact_id] for fact_id in card.facts]
+        needs = [f"unverified::needs-{need}" for r in results if r.status == "skip" for need in r.needs]
+        assert set(needs or [f"verified::torch-{version}"]) <= set(note.tags), card.id
 
 
 def test_unverified_cards_say_so(shipped, course):
     """The shipped content has a card resting on a fact that needs cuDNN; it must be marked."""
     job, col = shipped["en"]["job"], shipped["en"]["col"]
-    unverified = [card for card in course.cards if job.unverified_note(card.facts)]
+    skipped = {fact_id for fact_id, result in job.verification.results.items() if result.status == "skip"}
+    unverified = [card for card in course.cards if skipped & set(card.facts)]
     assert unverified, "the shipped content should hold at least one GPU-only card"
     notes = notes_by_guid(col)
     for card in unverified:
         note = notes[note_guid("en", card.id)]
-        assert job.unverified_note(card.facts) in note["Verified"]
-        assert any(tag.startswith("unverified::needs-") for tag in note.tags)
+        assert NOT_VERIFIED_HERE["en"] in note["Verified"], card.id
+        needs = {need for fact_id in skipped & set(card.facts) for need in job.verification.results[fact_id].needs}
+        assert {f"unverified::needs-{need}" for need in needs} <= set(note.tags), card.id
 
 
 def test_new_cards_arrive_in_teaching_order(shipped, course, tmp_path):
