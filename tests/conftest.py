@@ -9,9 +9,8 @@ from generator.loader import load_course
 from generator.render.base import RenderJob
 from generator import ledger
 from generator.verify import FactResult, Verification, verify
+from helpers import CONTENT
 
-ROOT = Path(__file__).resolve().parent.parent
-CONTENT = ROOT / "content"
 RECORDED = "2.13.0+cpu"  # the ledger run plumbing tests render from
 
 

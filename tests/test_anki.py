@@ -18,7 +18,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
+from anki.collection import Collection
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageDraw, ImageFont
@@ -39,45 +39,20 @@ from generator.render.anki.notes import ROOT_DECK, build_notes, deck_name, note_
 from generator.render.anki.spread import NEW_PER_DAY
 from generator.render.base import RenderJob
 from generator.verify import verify
+from helpers import as_on_card, collapse_spaces, import_package, new_collection, visible_text
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "anki_models.json"
+# what a card's footer says where every fact behind it passed here, and where one was skipped here
+VERIFIED_HERE = {"en": "verified on torch {} (here)", "zh": "已验证：torch {}（本机）"}
+NOT_VERIFIED_HERE = {"en": "⚠ not verified here (needs ", "zh": "⚠ 未在此环境验证（需要 "}
 
 
 # ------------------------------------------------------------------ helpers
-def import_package(col: Collection, path: Path):
-    """Import with the options Anki's import dialog starts with (update notes and note types if newer)."""
-    request = ImportAnkiPackageRequest(package_path=str(path), options=ImportAnkiPackageOptions())
-    return col.import_anki_package(request).log
-
-
-def new_collection(folder: Path) -> Collection:
-    folder.mkdir(parents=True, exist_ok=True)
-    return Collection(str(folder / "collection.anki2"))
-
-
-_BLOCK_TAG = re.compile(r"</?(?:div|br|hr|li|ol|ul|p|blockquote|pre)\b[^>]*>")
-
-
-def visible_text(card_html: str) -> str:
-    """What a learner reads: no CSS, no tags (blocks become spaces), entities decoded."""
-    body = re.sub(r"<style>.*?</style>", "", card_html, flags=re.S)
-    return html.unescape(re.sub(r"<[^>]+>", "", _BLOCK_TAG.sub(" ", body)))
-
-
 def render_problems(col: Collection, card_html: str) -> list[str]:
     markers = (col.tr.card_template_rendering_front_side_problem(),
                col.tr.card_template_rendering_back_side_problem(),
                col.tr.card_template_rendering_empty_front(), "templates/errors.html")
     return [marker for marker in markers if marker in card_html]
-
-
-def plain(text: str) -> str:
-    """A content text as it reads on the card (backticks become <code>)."""
-    return " ".join(text.replace("`", "").split())
-
-
-def squash(text: str) -> str:
-    return " ".join(text.split())
 
 
 def expected_cards(card) -> int:
@@ -156,13 +131,15 @@ def test_every_card_renders_with_its_text(shipped, course, lang):
         question, answer = anki_card.question(), anki_card.answer()
         assert not render_problems(col, question) and not render_problems(col, answer), card_id
         card = cards_by_guid[anki_card.note().guid]
-        shown_q, shown_a = squash(visible_text(question)), squash(visible_text(answer))
+        shown_q, shown_a = collapse_spaces(visible_text(question)), collapse_spaces(visible_text(answer))
         for text in _expected_texts(job, card, anki_card.ord):
-            assert plain(text) in shown_a, (card.id, text)
+            assert as_on_card(text) in shown_a, (card.id, text)
         prompt = _prompt_text(job, card, anki_card.ord)
-        assert plain(prompt) in shown_q, (card.id, prompt)
-        note = job.unverified_note(card.facts)
-        assert (note or f"torch {job.verification.torch}") in shown_a
+        assert as_on_card(prompt) in shown_q, (card.id, prompt)
+        if any(job.verification.results[fact_id].status == "skip" for fact_id in card.facts):
+            assert NOT_VERIFIED_HERE[lang] in shown_a, card.id
+        else:
+            assert VERIFIED_HERE[lang].format(job.verification.torch) in shown_a, card.id
 
 
 def _prompt_text(job, card, ordinal):
@@ -214,20 +191,23 @@ def test_tags_are_hierarchical_and_spaceless(shipped, course):
         module, card = by_guid[guid]
         assert all(" " not in tag for tag in note.tags)
         assert {module.module.replace(".", "::"), f"kind::{card.kind}", f"difficulty::{card.difficulty}"} <= set(note.tags)
-        needs = job.unverified_tags(card.facts)
-        assert set(needs or [f"verified::torch-{version}"]) <= set(note.tags)
+        results = [job.verification.results[fact_id] for fact_id in card.facts]
+        needs = [f"unverified::needs-{need}" for r in results if r.status == "skip" for need in r.needs]
+        assert set(needs or [f"verified::torch-{version}"]) <= set(note.tags), card.id
 
 
 def test_unverified_cards_say_so(shipped, course):
     """The shipped content has a card resting on a fact that needs cuDNN; it must be marked."""
     job, col = shipped["en"]["job"], shipped["en"]["col"]
-    unverified = [card for card in course.cards if job.unverified_note(card.facts)]
+    skipped = {fact_id for fact_id, result in job.verification.results.items() if result.status == "skip"}
+    unverified = [card for card in course.cards if skipped & set(card.facts)]
     assert unverified, "the shipped content should hold at least one GPU-only card"
     notes = notes_by_guid(col)
     for card in unverified:
         note = notes[note_guid("en", card.id)]
-        assert job.unverified_note(card.facts) in note["Verified"]
-        assert any(tag.startswith("unverified::needs-") for tag in note.tags)
+        assert NOT_VERIFIED_HERE["en"] in note["Verified"], card.id
+        needs = {need for fact_id in skipped & set(card.facts) for need in job.verification.results[fact_id].needs}
+        assert {f"unverified::needs-{need}" for need in needs} <= set(note.tags), card.id
 
 
 def test_new_cards_arrive_in_teaching_order(shipped, course, tmp_path):
@@ -496,8 +476,8 @@ def test_escaping_shows_text_literally(small):
     escape_note = notes[note_guid("en", "t-escape")]
     (card,) = escape_note.cards()
     question, answer = visible_text(card.question()), visible_text(card.answer())
-    assert "Shown literally: a < b && c and {{x}} and }} and <b>no bold</b>" in squash(question)
-    assert "Yes {{c1::not a cloze}} & more" in squash(answer)
+    assert "Shown literally: a < b && c and {{x}} and }} and <b>no bold</b>" in collapse_spaces(question)
+    assert "Yes {{c1::not a cloze}} & more" in collapse_spaces(answer)
     assert "<code>a &lt; b &amp;&amp; c</code>" in card.question()
     assert "<b>" not in escape_note["Front"]
     source = escape_note["Source"]
@@ -509,8 +489,8 @@ def test_cloze_deletions_work_and_other_braces_stay(small):
     col = small["col"]
     note = notes_by_guid(col)[note_guid("en", "t-cloze")]
     first, second = sorted(note.cards(), key=lambda c: c.ord)
-    q1, a1 = squash(visible_text(first.question())), squash(visible_text(first.answer()))
-    q2, a2 = squash(visible_text(second.question())), squash(visible_text(second.answer()))
+    q1, a1 = collapse_spaces(visible_text(first.question())), collapse_spaces(visible_text(first.answer()))
+    q2, a2 = collapse_spaces(visible_text(second.question())), collapse_spaces(visible_text(second.answer()))
     assert q1 == "benchmark defaults to [...]; {{braces}} stay; a dict {'a': {}} hides."
     assert "benchmark defaults to False; {{braces}} stay" in a1 and "Autotuning is opt-in." in a1
     assert q2 == "benchmark defaults to False; {{braces}} stay; a dict [...] hides."

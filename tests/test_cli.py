@@ -6,10 +6,9 @@ import sys
 import textwrap
 
 import pytest
-from click.testing import CliRunner
 
 from generator.atomic import atomic_path, atomic_write_text
-from generator.cli import main
+from helpers import torchdeck
 
 MODULE = textwrap.dedent("""\
     module: torch.backends.cudnn
@@ -40,20 +39,16 @@ def content(tmp_path):
     return tmp_path / "content"
 
 
-def run(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
 def test_lint_is_clean_on_translated_content_and_flags_missing_translations(content, tmp_path):
-    assert run("lint", "--content", content).exit_code == 0
+    assert torchdeck("lint", "--content", content).exit_code == 0
     (content / "cudnn.yaml").write_text(MODULE.replace("{en: Say this, zh: 这样讲}", "Say this"))
-    result = run("lint", "--content", content)
+    result = torchdeck("lint", "--content", content)
     assert result.exit_code == 1
     assert "cudnn.yaml:" in result.output and "t-lesson.notes: no zh translation" in result.output
 
 
 def test_stats_counts_per_module(content, tmp_path):
-    result = run("stats", "--content", content, "--out", tmp_path / "build")
+    result = torchdeck("stats", "--content", content, "--out", tmp_path / "build")
     assert result.exit_code == 0, result.output
     row = next(line.split() for line in result.output.splitlines() if line.startswith("cudnn"))
     # module pass fail skip error basic reverse cloze mcq code questions lessons no-zh
@@ -66,22 +61,22 @@ def test_stats_counts_per_module(content, tmp_path):
 
 
 def test_unknown_module_filter_is_a_usage_error(content):
-    result = run("verify", "--content", content, "--module", "cudnnn")
+    result = torchdeck("verify", "--content", content, "--module", "cudnnn")
     assert result.exit_code == 2 and "no module named cudnnn (known: cudnn)" in result.output
 
 
 def test_coverage_fail_under(content):
-    result = run("coverage", "--content", content, "--quiet", "--fail-under", "50")
+    result = torchdeck("coverage", "--content", content, "--quiet", "--fail-under", "50")
     assert result.exit_code == 1 and "is under 50%" in result.output
     assert "torch.backends.cudnn.benchmark" not in result.output  # --quiet lists nothing
-    listed = run("coverage", "--content", content)
+    listed = torchdeck("coverage", "--content", content)
     assert "uncovered  torch.backends.cudnn.enabled" in listed.output
     assert "uncovered  torch.backends.cudnn.benchmark\n" not in listed.output
 
 
 def test_a_module_selection_gets_its_own_deck_file(content, tmp_path):
     out = tmp_path / "build"
-    result = run("deck", "--content", content, "--out", out, "--module", "cudnn", "--lang", "en")
+    result = torchdeck("deck", "--content", content, "--out", out, "--module", "cudnn", "--lang", "en")
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in out.glob("*.apkg")) == ["torch-backends.cudnn.en.apkg"]
 
@@ -111,14 +106,14 @@ def test_atomic_write_keeps_the_previous_file_when_interrupted(tmp_path):
 
 def test_timeout_must_be_positive(content, tmp_path):
     for value in ("0", "-1"):
-        result = run("verify", "--content", content, "--out", tmp_path / "b", "--timeout", value)
+        result = torchdeck("verify", "--content", content, "--out", tmp_path / "b", "--timeout", value)
         assert result.exit_code == 2 and "--timeout" in result.output
 
 
 def test_an_unwritable_out_is_a_clean_error(content, tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("")
-    result = run("deck", "--content", content, "--out", blocker / "build", "--lang", "en")
+    result = torchdeck("deck", "--content", content, "--out", blocker / "build", "--lang", "en")
     assert result.exit_code == 1 and "cannot read or write" in result.output and "Not a directory" in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
 
@@ -136,8 +131,12 @@ def verify_with_a_slow_check(content, tmp_path, snippet: str):
                                 "--out", str(tmp_path / "b"), "--timeout", "120"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
-    while not pid_file.exists() and time.monotonic() < deadline:
+    while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
         time.sleep(0.1)
+    if not (pid_file.exists() and pid_file.read_text()):  # the check never ran: nothing below would prove anything
+        process.kill()
+        _, err = process.communicate(timeout=60)
+        raise AssertionError(f"the slow check did not start within 60 s: {err}")
     time.sleep(0.3)
     return process, pid_file
 
@@ -173,11 +172,11 @@ def test_a_module_selection_verifies_and_renders_facts_cited_from_other_modules(
     """)
     (content / "mkldnn.yaml").write_text(other)
     out = tmp_path / "build"
-    result = run("deck", "--content", content, "--out", out, "--module", "mkldnn", "--lang", "en", "--strict")
+    result = torchdeck("deck", "--content", content, "--out", out, "--module", "mkldnn", "--lang", "en", "--strict")
     assert result.exit_code == 0, result.output
     assert "facts 1 pass" in result.output  # the cited cudnn fact was checked
     assert (out / "torch-backends.mkldnn.en.apkg").exists()
-    result = run("slides", "--content", content, "--out", out, "--module", "mkldnn", "--lang", "en")
+    result = torchdeck("slides", "--content", content, "--out", out, "--module", "mkldnn", "--lang", "en")
     assert result.exit_code == 0, result.output
 
 
@@ -189,9 +188,11 @@ def test_no_process_outlives_torchdeck(content, tmp_path, how, code):
     import time
 
     marker = f"{time.time_ns() % 10 ** 9}.5"
-    process, _ = verify_with_a_slow_check(
+    process, pid_file = verify_with_a_slow_check(
         content, tmp_path, "import subprocess, time; p = subprocess.Popen(['sleep', '%s']); "
                            "open({pid_file}, 'w').write(str(p.pid)); time.sleep(60)" % marker)
+    running = subprocess.run(["pgrep", "-f", f"sleep {marker}"], capture_output=True, text=True).stdout.split()
+    assert running == [pid_file.read_text()], "the check's process is running and pgrep finds it, before the signal"
     process.send_signal(getattr(signal, "SIG" + how))
     _, err = process.communicate(timeout=60)
     assert process.returncode == code, err

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import CONTENT
 from generator import ledger
 from generator.coverage import measure
 from generator.lint import lint
+from helpers import CONTENT
 
 
 def test_every_fact_passes_or_skips_for_a_stated_reason(live_verification):

@@ -8,24 +8,16 @@ from __future__ import annotations
 import shutil
 import textwrap
 import zipfile
-from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from pptx import Presentation
 
-from generator.cli import main
 from generator.render.anki.lock import read_manifest
 from generator.render.anki.notes import note_guid
 
-from test_anki import import_package, new_collection
+from helpers import CONTENT, torchdeck, import_package, new_collection
 
-ROOT = Path(__file__).resolve().parent.parent
 FALSE_FACT = "cudnn-benchmark-default"
-
-
-def run(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 def make_false(text: str, fact_id: str) -> str:
@@ -43,11 +35,11 @@ def drifted(course, tmp_path_factory):
     """The shipped content with one fact made false, built without --strict."""
     root = tmp_path_factory.mktemp("drift")
     content = root / "content"
-    shutil.copytree(ROOT / "content", content)
+    shutil.copytree(CONTENT, content)
     cudnn = content / "cudnn.yaml"
     cudnn.write_text(make_false(cudnn.read_text(encoding="utf-8"), FALSE_FACT), encoding="utf-8")
     lock_before = (content / "deck.lock").read_text()
-    result = run("deck", "--content", content, "--out", root / "build", "--lang", "en")
+    result = torchdeck("deck", "--content", content, "--out", root / "build", "--lang", "en")
     resting = {c.id for c in course.cards if FALSE_FACT in c.facts}
     return {"root": root, "content": content, "result": result, "resting": resting, "lock_before": lock_before}
 
@@ -85,7 +77,7 @@ def test_left_out_notes_keep_their_lock_entries(drifted, course):
 
 def test_strict_writes_nothing_and_exits_1(drifted, tmp_path):
     out = tmp_path / "build"
-    result = run("deck", "--content", drifted["content"], "--out", out, "--lang", "en", "--strict")
+    result = torchdeck("deck", "--content", drifted["content"], "--out", out, "--lang", "en", "--strict")
     assert result.exit_code == 1
     assert "nothing was rendered" in result.output and FALSE_FACT in result.output
     assert not list(out.glob("*.apkg"))
@@ -136,7 +128,7 @@ def test_build_leaves_out_lessons_and_questions_too(tmp_path):
     content.mkdir()
     (content / "cudnn.yaml").write_text(SMALL, encoding="utf-8")
     out = tmp_path / "build"
-    result = run("build", "--content", content, "--out", out, "--lang", "en")
+    result = torchdeck("build", "--content", content, "--out", out, "--lang", "en")
     assert result.exit_code == 0, result.output
     assert "lesson d-lesson-gone" in result.output and "question d-q-gone" in result.output
     names = [slide.name for slide in Presentation(out / "torch-backends.en.pptx").slides]

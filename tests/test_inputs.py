@@ -12,12 +12,11 @@ import threading
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from generator import ledger
 from generator.atomic import atomic_write_text
-from generator.cli import main
 from generator.fonts import font_characters, system_emoji_font
+from helpers import torchdeck
 
 MODULE = textwrap.dedent("""\
     module: torch.backends.cudnn
@@ -68,10 +67,6 @@ def content(tmp_path):
     return folder
 
 
-def run(*args, env=None):
-    return CliRunner().invoke(main, [str(a) for a in args], env=env)
-
-
 def written(out: Path) -> list[str]:
     """What a build left in ``out``, its caches aside."""
     return sorted(p.name for p in out.iterdir() if p.name != ".cache") if out.exists() else []
@@ -83,7 +78,7 @@ def written(out: Path) -> list[str]:
 def test_a_timeout_is_finite_positive_seconds(content, tmp_path, command, value):
     out = tmp_path / "build"
     extra = ("--out", out) if command[0] != "ledger" else ()
-    result = run(*command, "--content", content, *extra, "--timeout", value)
+    result = torchdeck(*command, "--content", content, *extra, "--timeout", value)
     assert result.exit_code == 2 and "Invalid value for '--timeout'" in result.output, result.output
     assert not out.exists() and not Path("x.py").exists()
 
@@ -92,7 +87,7 @@ def test_ledger_import_date_must_be_a_day(content, tmp_path):
     results = tmp_path / "results.jsonl"
     results.write_text("")
     for date in ("yesterday", "2026-13-01", "2026-1-1", "20261101"):
-        result = run("ledger", "import", results, "--content", content, "--date", date)
+        result = torchdeck("ledger", "import", results, "--content", content, "--date", date)
         assert result.exit_code == 2 and "Invalid value for --date" in result.output, result.output
         assert "YYYY-MM-DD" in result.output
     assert not (content / "ledger").exists()
@@ -102,11 +97,11 @@ def test_a_ledger_file_with_a_bad_date_is_located_before_anything_is_written(con
     path = ledger.write_run(content, ledger.Run("2.99.0", "3.11.0", "yesterday", {}, {}, {}))
     line = next(n for n, text in enumerate(path.read_text().splitlines(), 1) if '"date"' in text)
     for command in ("build", "quiz"):
-        result = run(command, "--content", content, "--out", tmp_path / "build", "--lang", "en")
+        result = torchdeck(command, "--content", content, "--out", tmp_path / "build", "--lang", "en")
         assert result.exit_code == 2, result.output
         assert f"{path}:{line}:1: not a ledger run (date 'yesterday' is not a day as YYYY-MM-DD)" in result.output
         assert "Traceback" not in result.output and written(tmp_path / "build") == []
-    assert run("ledger", "show", "--content", content).exit_code == 2
+    assert torchdeck("ledger", "show", "--content", content).exit_code == 2
 
 
 @pytest.mark.parametrize("mod", ["1e400", "NaN", "-1", "true", '"5"', "1.5", "99999999999999999999"])
@@ -116,7 +111,7 @@ def test_a_lock_value_that_is_no_time_is_located_before_anything_is_written(cont
                     f'      "i-card": {{"hash": "h", "mod": {mod}}}\n    }}\n  }}\n}}\n')
     before = lock.read_bytes()
     for command in ("deck", "build"):
-        result = run(command, "--content", content, "--out", tmp_path / "build", "--lang", "en")
+        result = torchdeck(command, "--content", content, "--out", tmp_path / "build", "--lang", "en")
         assert result.exit_code == 2 and f"{lock}:6: not a deck manifest (the mod of 'i-card'" in result.output, \
             result.output
         assert written(tmp_path / "build") == [] and lock.read_bytes() == before
@@ -126,7 +121,7 @@ def test_a_lock_value_that_is_no_time_is_located_before_anything_is_written(cont
 def test_a_bad_source_date_epoch_is_found_before_anything_is_written(content, tmp_path, command):
     (content / "workshops.yaml").write_text(WORKSHOPS.replace("WORKSHOP_TITLE", "Short"), encoding="utf-8")
     for epoch in ("yesterday", "1e9", "99999999999999999"):
-        result = run(*command, "--content", content, "--out", tmp_path / "build", "--lang", "en",
+        result = torchdeck(*command, "--content", content, "--out", tmp_path / "build", "--lang", "en",
                      env={"SOURCE_DATE_EPOCH": epoch})
         assert result.exit_code == 2 and f"SOURCE_DATE_EPOCH={epoch!r} is not a count of seconds" in result.output
         assert written(tmp_path / "build") == []
@@ -136,7 +131,7 @@ def test_a_bad_source_date_epoch_is_found_before_anything_is_written(content, tm
 def test_a_title_too_long_for_a_slide_is_located_before_anything_is_written(content, tmp_path):
     (content / "cudnn.yaml").write_text(module(title="A title that goes on " * 20), encoding="utf-8")
     for command in ("build", "slides"):
-        result = run(command, "--content", content, "--out", tmp_path / "build", "--lang", "en")
+        result = torchdeck(command, "--content", content, "--out", tmp_path / "build", "--lang", "en")
         assert result.exit_code == 2, result.output
         assert f"{content / 'cudnn.yaml'}:4:1: i-lesson.title: the title 'A title that goes on" in result.output
         assert "does not fit a slide's title box even at 14 pt (en); shorten it" in result.output
@@ -154,7 +149,7 @@ def test_any_emoji_of_user_content_prints(content, tmp_path):
 
     (content / "cudnn.yaml").write_text(module(title="Flags 🦩", stem="🦩 👩‍💻 "), encoding="utf-8")
     out = tmp_path / "build"
-    result = run("build", "--content", content, "--out", out, "--lang", "en")
+    result = torchdeck("build", "--content", content, "--out", out, "--lang", "en")
     assert result.exit_code == 0, result.output
     assert {"quiz-s0.en.A.pdf", "torch-backends.en.pptx", "torch-backends.en.apkg"} <= set(written(out))
     pdf = PdfReader(out / "quiz-s0.en.A.pdf")
@@ -168,7 +163,7 @@ def test_any_emoji_of_user_content_prints_in_a_handout(content, tmp_path):
     (content / "cudnn.yaml").write_text(module(title="Flags 🦩 👩‍💻"), encoding="utf-8")
     (content / "workshops.yaml").write_text(WORKSHOPS.replace("WORKSHOP_TITLE", "Short 🦩"), encoding="utf-8")
     out = tmp_path / "build"
-    result = run("handout", "--content", content, "--out", out, "--lang", "en", "--workshop", "short")
+    result = torchdeck("handout", "--content", content, "--out", out, "--lang", "en", "--workshop", "short")
     assert result.exit_code == 0, result.output
     assert (out / "workshop-short.en.handout.pdf").stat().st_size > 0
 
@@ -176,7 +171,7 @@ def test_any_emoji_of_user_content_prints_in_a_handout(content, tmp_path):
 def test_a_workshop_title_too_long_for_its_title_slide_is_located(content, tmp_path):
     (content / "workshops.yaml").write_text(WORKSHOPS.replace("WORKSHOP_TITLE", "A workshop that goes on " * 20),
                                             encoding="utf-8")
-    result = run("slides", "--content", content, "--out", tmp_path / "build", "--lang", "en", "--workshop", "short")
+    result = torchdeck("slides", "--content", content, "--out", tmp_path / "build", "--lang", "en", "--workshop", "short")
     assert result.exit_code == 2, result.output
     assert f"{content / 'workshops.yaml'}:2:1: short.title: the title 'A workshop that goes on" in result.output
     assert "even at 20 pt (en)" in result.output and written(tmp_path / "build") == []
@@ -187,7 +182,7 @@ def test_an_emoji_in_no_font_is_located_before_anything_is_written(content, tmp_
     assert system_emoji_font() is None or 0x1FAFF not in font_characters(system_emoji_font())
     (content / "cudnn.yaml").write_text(module(stem=f"{nowhere} "), encoding="utf-8")
     for command in ("build", "quiz"):
-        result = run(command, "--content", content, "--out", tmp_path / "build", "--lang", "en")
+        result = torchdeck(command, "--content", content, "--out", tmp_path / "build", "--lang", "en")
         assert result.exit_code == 2, result.output
         assert f"{content / 'cudnn.yaml'}:18:1: the emoji {nowhere} (U+1FAFF) are in no font here" in result.output
         assert written(tmp_path / "build") == []
@@ -199,7 +194,7 @@ def test_a_surrogate_in_a_checks_message_is_written_escaped(content, tmp_path):
                             'check: {expr: "getattr(torch, chr(0xd800))"}')
     (content / "cudnn.yaml").write_text(text, encoding="utf-8")
     out = tmp_path / "build"
-    result = run("verify", "--content", content, "--out", out, "--json", out / "r.json",
+    result = torchdeck("verify", "--content", content, "--out", out, "--json", out / "r.json",
                  "--report", out / "r.md", "--record")
     assert result.exit_code == 1 and "Traceback" not in result.output, result.output
     assert "\\ud800" in (out / "r.json").read_text(encoding="utf-8") and "\\ud800" in (out / "r.md").read_text()
@@ -218,7 +213,7 @@ def test_json_and_report_write_through_a_link_and_into_a_fifo(content, tmp_path)
     got = []
     reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
     reader.start()
-    result = run("verify", "--content", content, "--out", out, "--json", link, "--report", fifo)
+    result = torchdeck("verify", "--content", content, "--out", out, "--json", link, "--report", fifo)
     reader.join(timeout=60)
     assert result.exit_code == 0, result.output
     assert link.is_symlink() and json.loads(real.read_text())["torch"]
@@ -239,28 +234,28 @@ def test_a_part_file_whose_writer_is_gone_is_removed(tmp_path):
 # ------------------------------------------------------------------ the lock
 def test_a_build_with_another_torch_leaves_the_contents_lock_alone(content, tmp_path):
     out = tmp_path / "build"
-    first = run("deck", "--content", content, "--out", out, "--lang", "en")  # this torch: the content's lock
+    first = torchdeck("deck", "--content", content, "--out", out, "--lang", "en")  # this torch: the content's lock
     assert first.exit_code == 0, first.output
     lock = (content / "deck.lock").read_bytes()
     (content / "cudnn.yaml").write_text(module().replace("front: {en: enabled?", "front: {en: on?"), encoding="utf-8")
     other = tmp_path / "other"
     for _ in range(2):
-        result = run("deck", "--content", content, "--out", other, "--lang", "en", "--python", sys.executable)
+        result = torchdeck("deck", "--content", content, "--out", other, "--lang", "en", "--python", sys.executable)
         assert result.exit_code == 0, result.output
         assert (content / "deck.lock").read_bytes() == lock
         assert (other / "deck.lock").exists()
     apkg = (other / "torch-backends.en.apkg").read_bytes()
-    again = run("deck", "--content", content, "--out", other, "--lang", "en", "--python", sys.executable)
+    again = torchdeck("deck", "--content", content, "--out", other, "--lang", "en", "--python", sys.executable)
     assert again.exit_code == 0 and (other / "torch-backends.en.apkg").read_bytes() == apkg  # the out lock's mods
-    asked = run("deck", "--content", content, "--out", out, "--lang", "en", "--no-update-lock")
+    asked = torchdeck("deck", "--content", content, "--out", out, "--lang", "en", "--no-update-lock")
     assert asked.exit_code == 0 and (content / "deck.lock").read_bytes() == lock
-    updated = run("deck", "--content", content, "--out", out, "--lang", "en", "--python", sys.executable,
+    updated = torchdeck("deck", "--content", content, "--out", out, "--lang", "en", "--python", sys.executable,
                   "--update-lock")
     assert updated.exit_code == 0 and (content / "deck.lock").read_bytes() != lock
 
 
 def test_fail_under_is_a_number(content):
-    result = run("coverage", "--content", content, "--fail-under", "nan")
+    result = torchdeck("coverage", "--content", content, "--fail-under", "nan")
     assert result.exit_code == 2 and "'nan' is not a number" in result.output
 
 
@@ -278,7 +273,7 @@ def test_a_ledger_value_of_the_wrong_kind_is_located(content, tmp_path, change, 
     data = json.loads(path.read_text())
     change(data)
     path.write_text(json.dumps(data, indent=1))
-    result = run("build", "--content", content, "--out", tmp_path / "build", "--lang", "en")
+    result = torchdeck("build", "--content", content, "--out", tmp_path / "build", "--lang", "en")
     assert result.exit_code == 2 and f"{path}:" in result.output and message in result.output, result.output
     assert "Traceback" not in result.output and written(tmp_path / "build") == []
 
@@ -287,7 +282,7 @@ def test_a_ledger_value_of_the_wrong_kind_is_located(content, tmp_path, change, 
 def test_json_into_a_device_keeps_the_device(content, tmp_path):
     null = tmp_path / "null"
     os.mknod(null, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # a /dev/null of our own
-    result = run("verify", "--content", content, "--out", tmp_path / "build", "--json", null, "--report", null)
+    result = torchdeck("verify", "--content", content, "--out", tmp_path / "build", "--json", null, "--report", null)
     assert result.exit_code == 0, result.output
     assert stat.S_ISCHR(os.stat(null).st_mode) and sorted(p.name for p in tmp_path.iterdir()) == ["build", "content",
                                                                                                  "null"]
@@ -297,8 +292,8 @@ def test_an_installed_courses_lock_is_never_written(content, tmp_path, monkeypat
     from generator import resources
 
     monkeypatch.setattr(resources, "is_packaged", lambda folder: Path(folder) == content)
-    refused = run("deck", "--content", content, "--out", tmp_path / "build", "--lang", "en", "--update-lock")
+    refused = torchdeck("deck", "--content", content, "--out", tmp_path / "build", "--lang", "en", "--update-lock")
     assert refused.exit_code == 2 and "never written to" in refused.output and written(tmp_path / "build") == []
-    result = run("deck", "--content", content, "--out", tmp_path / "build", "--lang", "en")
+    result = torchdeck("deck", "--content", content, "--out", tmp_path / "build", "--lang", "en")
     assert result.exit_code == 0, result.output
     assert not (content / "deck.lock").exists() and (tmp_path / "build" / "deck.lock").exists()

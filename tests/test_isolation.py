@@ -44,7 +44,7 @@ def write(folder, facts):
     return folder
 
 
-def run(folder, cache_dir=None, timeout=10.0):
+def verify_folder(folder, cache_dir=None, timeout=10.0):
     with one_core():
         return verify(load_course(folder), timeout=timeout, cache_dir=cache_dir)
 
@@ -121,13 +121,13 @@ def test_no_side_effect_reaches_a_later_check(tmp_path):
     (tmp_path / "scratch").mkdir()
     facts = polluted_then_probed(tmp_path / "scratch")
     cache = tmp_path / "cache"
-    results = run(write(tmp_path / "content", facts), cache_dir=cache).results
+    results = verify_folder(write(tmp_path / "content", facts), cache_dir=cache).results
     wrong = {fact_id: (r.status, r.detail) for fact_id, r in results.items() if r.status != "pass"}
     assert not wrong
     # the polluters removed: the probes come from the cache, and equal a run of the probes alone
     probes = {fact_id: check for fact_id, check in facts.items() if fact_id.endswith("-probe")}
-    alone = run(write(tmp_path / "probes", probes)).results
-    cached = run(write(tmp_path / "content", probes), cache_dir=cache).results
+    alone = verify_folder(write(tmp_path / "probes", probes)).results
+    cached = verify_folder(write(tmp_path / "content", probes), cache_dir=cache).results
     assert {k: r.status for k, r in cached.items()} == {k: r.status for k, r in alone.items()}
     assert all(r.status == "pass" for r in alone.values())
 
@@ -151,7 +151,7 @@ def test_checks_that_use_the_compiler_stack_run_apart_with_the_same_guarantees(t
     facts["hangs"] = {"snippet": COMPILER_STACK + "import time\ntime.sleep(100)"}
     facts["plain-no-stack"] = {"snippet": "import sys\nassert 'sympy' not in sys.modules"}
     facts = {"victim": {"expr": "1 + 1 == 3"}, **facts}
-    results = run(write(tmp_path / "content", facts), timeout=3).results
+    results = verify_folder(write(tmp_path / "content", facts), timeout=3).results
     wrong = {fact_id: (r.status, r.detail) for fact_id, r in results.items()
              if r.status != "pass" and fact_id not in ("victim", "forger", "escapes", "hangs")}
     assert not wrong
@@ -186,12 +186,12 @@ def test_a_check_cannot_forge_another_fact_s_result(tmp_path):
              "for fd in range(3, 1024):\n"
              "    try:\n        os.write(fd, line)\n    except OSError:\n        pass\n")
     facts = {"forger": {"snippet": forge}, "victim": {"expr": "1 + 1 == 3"}, "after": {"expr": "1 + 1 == 2"}}
-    results = run(write(tmp_path / "content", facts), cache_dir=tmp_path / "cache").results
+    results = verify_folder(write(tmp_path / "content", facts), cache_dir=tmp_path / "cache").results
     assert results["victim"].status in ("fail", "error"), results["victim"]
     assert results["after"].status == "pass"
     # the forger decided only its own result, and wrote more than one line on its channel: an error
     assert results["forger"].status == "error"
-    again = run(write(tmp_path / "content", {"victim": facts["victim"]}), cache_dir=tmp_path / "cache").results
+    again = verify_folder(write(tmp_path / "content", {"victim": facts["victim"]}), cache_dir=tmp_path / "cache").results
     assert again["victim"].status == "fail"
 
 
@@ -204,7 +204,7 @@ def test_a_check_cannot_open_the_worker_s_pipes_through_proc(tmp_path):
              "        opened.append(open(os.path.join(folder, name), 'wb', buffering=0))\n"
              "    except OSError:\n        pass\nassert not opened")
     facts = {"opens-the-worker-s-pipes": {"snippet": probe}}
-    assert run(write(tmp_path / "content", facts)).results["opens-the-worker-s-pipes"].status == "pass"
+    assert verify_folder(write(tmp_path / "content", facts)).results["opens-the-worker-s-pipes"].status == "pass"
 
 
 @pytest.mark.parametrize("garbage", [b"not json\n", b"[1, 2]\n", b'{"status": "pass"}\n', b"x" * (2 << 20)])
@@ -212,7 +212,7 @@ def test_a_malformed_line_is_an_error_for_its_check_never_a_traceback(tmp_path, 
     code = f"import os\nos.write(4, {garbage!r})\nos._exit(0)" if len(garbage) < 100 else \
         "import os\nos.write(4, b'x' * (2 << 20))\nos._exit(0)"
     facts = {"garbage": {"snippet": code}, "after": {"expr": "1 + 1 == 2"}}
-    results = run(write(tmp_path / "content", facts)).results
+    results = verify_folder(write(tmp_path / "content", facts)).results
     assert results["garbage"].status == "error" and "Traceback" not in results["garbage"].detail
     assert results["after"].status == "pass"
 
@@ -220,7 +220,7 @@ def test_a_malformed_line_is_an_error_for_its_check_never_a_traceback(tmp_path, 
 def test_checkers_hold_only_their_own_descriptors(tmp_path):
     facts = {"descriptors": {"snippet": "import os\nassert sorted(int(fd) for fd in os.listdir('/proc/self/fd')) "
                                         "[:5] == [0, 1, 2, 3, 4] and len(os.listdir('/proc/self/fd')) <= 6"}}
-    assert run(write(tmp_path / "content", facts)).results["descriptors"].status == "pass"
+    assert verify_folder(write(tmp_path / "content", facts)).results["descriptors"].status == "pass"
 
 
 # ------------------------------------------------------------------ processes and limits
@@ -278,7 +278,7 @@ def test_no_process_outlives_its_check_whatever_session_or_group_it_moves_to(tmp
         "after": {"expr": "1 + 1 == 2"},
     }
     started = time.monotonic()
-    results = run(write(tmp_path / "content", facts), timeout=3).results
+    results = verify_folder(write(tmp_path / "content", facts), timeout=3).results
     assert time.monotonic() - started < 40
     assert results["setsid-background"].status == "error" and "left a process" in results["setsid-background"].detail
     assert results["new-session"].status == "error" and "left a process" in results["new-session"].detail
@@ -295,7 +295,7 @@ def test_a_shared_mapping_counts_against_the_memory_limit(tmp_path):
     facts = {"shared-6-gb": {"snippet": "import mmap\nm = mmap.mmap(-1, 6 << 30, flags=mmap.MAP_SHARED)\n"
                                         "m[:1] = b'x'"},
              "private-16-gb": {"snippet": "block = bytearray(16 << 30)"}}
-    results = run(write(tmp_path / "content", facts)).results
+    results = verify_folder(write(tmp_path / "content", facts)).results
     for result in results.values():
         assert result.status == "error" and "ran out of memory" in result.detail, result
 
@@ -325,7 +325,7 @@ def test_huge_messages_are_cut_quickly(tmp_path):
              "huge-value": {"expr": "'' * (100 << 20) or ('w' * (100 << 20) == 0)"},
              "huge-exception-name": {"snippet": "raise type('E' * (1 << 20), (Exception,), {})('message')"}}
     started = time.monotonic()
-    results = run(write(tmp_path / "content", facts), cache_dir=tmp_path / "cache").results
+    results = verify_folder(write(tmp_path / "content", facts), cache_dir=tmp_path / "cache").results
     assert time.monotonic() - started < 30
     for result in results.values():
         assert result.status in ("fail", "error") and len(result.detail) <= DETAIL_LIMIT, result

@@ -9,16 +9,14 @@ import textwrap
 
 import pytest
 import torch
-from click.testing import CliRunner
 from pptx import Presentation
 
 from generator import ledger
-from generator.cli import main
 from generator.loader import load_course
 from generator.render.anki.notes import note_guid
 from generator.render.scope import release_union
 
-from test_anki import import_package, new_collection
+from helpers import torchdeck, import_package, new_collection
 
 MODULE = textwrap.dedent("""\
     module: torch.backends.cudnn
@@ -62,10 +60,6 @@ ELSEWHERE = ledger.Run("2.99.0+cu999", "3.11.0", "2026-01-02", {"device": "NVIDI
                        {})
 
 
-def run(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
 @pytest.fixture
 def content(tmp_path):
     folder = tmp_path / "content"
@@ -83,7 +77,7 @@ def record_elsewhere(content, statuses: dict[str, str]) -> None:
 
 
 def deck_fields(content, out, lang="en") -> dict[str, dict]:
-    result = run("deck", "--content", content, "--out", out, "--lang", lang)
+    result = torchdeck("deck", "--content", content, "--out", out, "--lang", lang)
     assert result.exit_code == 0, result.output
     col = new_collection(out / "col")
     try:
@@ -94,7 +88,7 @@ def deck_fields(content, out, lang="en") -> dict[str, dict]:
 
 
 def test_record_writes_provenance_and_one_entry_per_fact(content, tmp_path):
-    result = run("verify", "--content", content, "--out", tmp_path / "build", "--record")
+    result = torchdeck("verify", "--content", content, "--out", tmp_path / "build", "--record")
     assert result.exit_code == 0, result.output
     (path,) = (content / "ledger").glob("*.json")
     data = json.loads(path.read_text())
@@ -104,7 +98,7 @@ def test_record_writes_provenance_and_one_entry_per_fact(content, tmp_path):
     assert {k: v["hash"] for k, v in data["facts"].items()} == {f.id: f.check_key() for f in course.facts}
     assert data["facts"]["l-enabled"]["status"] == "pass"
     assert data["facts"]["l-new"]["status"] == "skip"
-    shown = run("ledger", "show", "--content", content)
+    shown = torchdeck("ledger", "show", "--content", content)
     assert torch.__version__ in shown.output and "0 stale" in shown.output
 
 
@@ -119,7 +113,7 @@ def test_a_changed_check_invalidates_its_entries(content, tmp_path):
     course = load_course(content)
     (run_after,) = ledger.load(content, course)
     assert not run_after.passed("l-benchmark") and run_after.passed("l-enabled")
-    shown = run("ledger", "show", "--content", content)
+    shown = torchdeck("ledger", "show", "--content", content)
     assert "(1 stale)" in shown.output, shown.output
     fields = deck_fields(content, tmp_path / "build")
     assert "2.99.0+cu999" in fields[note_guid("en", "l-card-enabled")]["Verified"]
@@ -137,11 +131,11 @@ def test_every_output_shows_where_an_item_was_verified(content, tmp_path):
     new = fields[note_guid("en", "l-card-new")]
     assert "verified on torch 2.99.0+cu999 on NVIDIA Test GPU" in new["Verified"] and "(here)" not in new["Verified"]
     assert "since torch 2.99" in new["Front"]
-    result = run("slides", "--content", content, "--out", out, "--lang", "en")
+    result = torchdeck("slides", "--content", content, "--out", out, "--lang", "en")
     assert result.exit_code == 0, result.output
     slide = next(s for s in Presentation(out / "torch-backends.en.pptx").slides if s.name == "lesson:l-lesson")
     assert here in slide.notes_slide.notes_text_frame.text
-    result = run("quiz", "--content", content, "--out", out, "--lang", "en", "--versions", "1")
+    result = torchdeck("quiz", "--content", content, "--out", out, "--lang", "en", "--versions", "1")
     assert result.exit_code == 0, result.output
     key = subprocess.run(["pdftotext", "-layout", out / "quiz-s0.en.key.pdf", "-"], capture_output=True, text=True,
                          check=True).stdout
@@ -151,7 +145,7 @@ def test_every_output_shows_where_an_item_was_verified(content, tmp_path):
 
 def test_exported_checks_run_with_only_torch_and_import_back(content, tmp_path):
     script = tmp_path / "checks.pyz"
-    assert run("ledger", "export", script, "--content", content).exit_code == 0
+    assert torchdeck("ledger", "export", script, "--content", content).exit_code == 0
     # the exported file needs no torchdeck: run it with -I (isolated: no cwd, no PYTHONPATH) from elsewhere
     done = subprocess.run([sys.executable, "-I", str(script)], capture_output=True, text=True, cwd=tmp_path,
                           timeout=120)
@@ -165,7 +159,7 @@ def test_exported_checks_run_with_only_torch_and_import_back(content, tmp_path):
     edited = MODULE.replace("check: {default: torch.backends.cudnn.benchmark, equals: false}",
                             "check: {expr: \"not torch.backends.cudnn.benchmark\"}")
     (content / "cudnn.yaml").write_text(edited, encoding="utf-8")
-    result = run("ledger", "import", results, "--content", content, "--date", "2026-11-01")
+    result = torchdeck("ledger", "import", results, "--content", content, "--date", "2026-11-01")
     assert result.exit_code == 0, result.output
     assert "1 stale result(s) ignored" in result.output
     (path,) = (content / "ledger").glob("*.json")
@@ -178,12 +172,12 @@ def test_exported_checks_run_with_only_torch_and_import_back(content, tmp_path):
 def test_a_broken_results_file_is_a_clean_error(content, tmp_path):
     bad = tmp_path / "results.jsonl"
     bad.write_text('{"hello": {"torch": "2.13.0", "python": "3.11.0"}}\nnot json\n')
-    result = run("ledger", "import", bad, "--content", content)
+    result = torchdeck("ledger", "import", bad, "--content", content)
     assert result.exit_code == 1 and f"{bad}:2: not a JSON line" in result.output
 
 
 def test_build_aware_capabilities_and_unless(content, tmp_path):
-    result = run("verify", "--content", content, "--out", tmp_path / "b", "--json", tmp_path / "v.json")
+    result = torchdeck("verify", "--content", content, "--out", tmp_path / "b", "--json", tmp_path / "v.json")
     assert result.exit_code == 0, result.output
     data = json.loads((tmp_path / "v.json").read_text())
     status = {f["id"]: f for f in data["facts"]}
@@ -201,7 +195,7 @@ def test_build_aware_capabilities_and_unless(content, tmp_path):
 def test_requires_and_unless_must_not_overlap(content, tmp_path):
     (content / "cudnn.yaml").write_text(MODULE.replace("unless: [cuda-built]", "unless: [cuda-built]\n"
                                                        "    requires: [cuda-built]"), encoding="utf-8")
-    result = run("verify", "--content", content, "--out", tmp_path / "b")
+    result = torchdeck("verify", "--content", content, "--out", tmp_path / "b")
     assert result.exit_code == 2 and "cuda-built is both required and excluded" in result.output
 
 

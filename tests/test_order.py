@@ -10,7 +10,6 @@ import io
 import re
 import shutil
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 from pptx import Presentation
 
@@ -19,9 +18,8 @@ from generator.render.quiz.moodle import moodle_xml
 from generator.render.order import option_order, shown
 from generator.render.slides import build_presentation
 
-from test_anki import import_package, new_collection
+from helpers import CONTENT, import_package, new_collection
 
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def at_most_40_percent_first(firsts: list[bool]) -> None:
@@ -39,7 +37,7 @@ def test_the_order_is_stable_and_a_permutation(course):
 def test_anki_mcq_cards_put_the_answer_anywhere(job_for, course, tmp_path):
     job = job_for("en", tmp_path)
     lock = tmp_path / "deck.lock"
-    shutil.copy(ROOT / "content" / "deck.lock", lock)
+    shutil.copy(CONTENT / "deck.lock", lock)
     (path,) = anki.render(job, anki.AnkiOptions(lock))
     col = new_collection(tmp_path / "col")
     try:

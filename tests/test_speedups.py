@@ -129,7 +129,7 @@ def code_heavy_course(cards: int) -> Course:
     return Course((module,))
 
 
-def test_colouring_ahead_gives_the_same_notes(monkeypatch, tmp_path):
+def test_colouring_ahead_gives_the_same_notes(monkeypatch, tmp_path, two_cores):
     course = code_heavy_course(450)  # 300 pieces of code: enough to colour in the background
     verification = Verification("2.13.0+cpu", "3.11", {}, "2026-01-01",
                                 {"f-exists": FactResult("f-exists", "pass", "", "x.yaml", 1)})
@@ -139,13 +139,17 @@ def test_colouring_ahead_gives_the_same_notes(monkeypatch, tmp_path):
 
     def counting_ahead(pieces):
         ahead = real_ahead(pieces)
-        started.append(ahead)
+        started.append((ahead, ahead.pending.pid if ahead else None))  # the child's pid as it started
         return ahead
 
     anki_html._CODE_BLOCKS.clear()
     monkeypatch.setattr(anki_notes, "highlight_ahead", counting_ahead)
     ahead_notes = anki_notes.build_notes(job)
-    assert started and started[0] is not None and started[0].pending.pid is None  # it ran, and was collected
+    (ahead, forked), = started
+    assert ahead is not None and forked is not None  # it forked a child (two cores, 300 pieces of code) ...
+    assert ahead.pending.pid is None  # ... whose result was read and which was collected
+    with pytest.raises(ChildProcessError):
+        os.waitpid(forked, os.WNOHANG)
     anki_html._CODE_BLOCKS.clear()
     monkeypatch.setattr(anki_notes, "highlight_ahead", lambda pieces: None)
     assert anki_notes.build_notes(job) == ahead_notes

@@ -16,26 +16,19 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from pptx import Presentation
 from pypdf import PdfReader
 
-from generator.cli import main
 from generator.diagrams import diagram_png
 from generator.render import handout, slides
 from generator.render.base import RenderJob
-from generator.render.order import shown
 from generator.wording import WORDS
+from helpers import (A, CONTENT, convert_to_pdf, letters_and_digits, pdf_word_boxes, shape_boxes, slide_kind,
+                     slide_name, torchdeck, word_inside)
 from generator.workshops import BREAK_FROM, REVIEW_AFTER, course_for, schedule, total_minutes
-from test_slides import A, _convert, _inside, _kind, _name, _norm, _pdf_pages, _shape_boxes
 
-CONTENT = Path(__file__).resolve().parent.parent / "content"
 
 SHIPPED = ("intro", "gpu-tuning", "cpu-performance", "tour")
-
-
-def run(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 # ------------------------------------------------------------------ content and listing
@@ -51,7 +44,7 @@ def test_the_four_shipped_workshops_fit_their_slots(course):
 
 
 def test_workshops_lists_id_titles_minutes_and_lessons(course):
-    result = run("workshops", "--json")
+    result = torchdeck("workshops", "--json")
     assert result.exit_code == 0, result.output
     listed = {item["id"]: item for item in json.loads(result.output)}
     for workshop in course.workshops:
@@ -59,7 +52,7 @@ def test_workshops_lists_id_titles_minutes_and_lessons(course):
         assert item["title"] == {"en": workshop.title.en, "zh": workshop.title.zh}
         assert item["minutes"] == total_minutes(workshop, course)
         assert item["lessons"] == workshop.lesson_ids
-    plain = run("workshops")
+    plain = torchdeck("workshops")
     assert plain.exit_code == 0 and all(w in plain.output for w in SHIPPED)
 
 
@@ -100,7 +93,7 @@ def test_an_unknown_lesson_or_question_is_a_file_line_error_and_exit_2(tmp_path)
     out = tmp_path / "build"
     for args in (("workshops",), ("slides", "--workshop", "gpu-tuning", "--out", out),
                  ("handout", "--workshop", "gpu-tuning", "--out", out)):
-        result = run(*args, "--content", folder)
+        result = torchdeck(*args, "--content", folder)
         assert result.exit_code == 2, result.output
         assert f"workshops.yaml:{lesson_line}:" in result.output and "no lesson has the id 'cudnn-tf23'" in result.output
         assert f"workshops.yaml:{question_line}:" in result.output and "cuda-q-sdpa-priorty" in result.output
@@ -109,15 +102,15 @@ def test_an_unknown_lesson_or_question_is_a_file_line_error_and_exit_2(tmp_path)
 
 def test_a_long_workshop_without_a_break_is_refused(tmp_path):
     folder = _content_copy(tmp_path, lambda text: text.replace("      - break: 15\n", ""))
-    result = run("workshops", "--content", folder)
+    result = torchdeck("workshops", "--content", folder)
     assert result.exit_code == 2
     assert "workshops.yaml:" in result.output and "needs a 'break: MINUTES' step" in result.output
 
 
 def test_an_unknown_workshop_or_clock_is_a_usage_error(tmp_path):
-    result = run("slides", "--workshop", "nope", "--out", tmp_path / "b")
+    result = torchdeck("slides", "--workshop", "nope", "--out", tmp_path / "b")
     assert result.exit_code == 2 and "no workshop named 'nope'" in result.output and "intro" in result.output
-    result = run("slides", "--workshop", "intro", "--start", "25:00", "--out", tmp_path / "b")
+    result = torchdeck("slides", "--workshop", "intro", "--start", "25:00", "--out", tmp_path / "b")
     assert result.exit_code == 2 and "HH:MM" in result.output
     assert not (tmp_path / "b").exists()
 
@@ -146,7 +139,7 @@ def drawn(built, tmp_path_factory):
     """The decks as LibreOffice draws them: {(id, lang): pdf path}, one LibreOffice run per language."""
     out = tmp_path_factory.mktemp("workshops-drawn")
     groups = [sorted(path for (_, lang), (_, _, path) in built.items() if lang == code) for code in ("en", "zh")]
-    _convert(groups, out / "pdf", out)
+    convert_to_pdf(groups, out / "pdf", out)
     return {key: out / "pdf" / (path.stem + ".pdf") for key, (_, _, path) in built.items()}
 
 
@@ -166,7 +159,7 @@ def _parts(prs) -> list[tuple[int, int, list]]:
     for slide in prs.slides:
         when, minutes = _clock(slide)
         if parts and parts[-1][0] == when:
-            assert parts[-1][1] == minutes, _name(slide)
+            assert parts[-1][1] == minutes, slide_name(slide)
             parts[-1][2].append(slide)
         else:
             parts.append((when, minutes, [slide]))
@@ -194,14 +187,14 @@ def test_title_agenda_and_every_slides_notes_agree_on_the_clock(built, course, w
     assert parts[-1][0] + parts[-1][1] == end
     assert sum(minutes for _, minutes, _ in parts) == total
     assert len(parts) == len(schedule(workshop, course))
-    agenda = [s for s in prs.slides if _name(s).startswith("agenda")]
+    agenda = [s for s in prs.slides if slide_name(s).startswith("agenda")]
     rows = [line for slide in agenda for line in _body_text(slide).split("\n") if re.match(r"\d\d:\d\d", line)]
     times = [int(r[:2]) * 60 + int(r[3:5]) for r in rows]
     assert times == sorted(times) and times[-1] == end
     starts = {when: slides_ for when, _, slides_ in parts}
     for when in times[:-1]:  # each row is the clock of the section, break or close it names
-        assert _kind(starts[when][0]) in ("section", "break", "closing"), (rows, when)
-    named = [when for when, _, slides_ in parts if _kind(slides_[0]) in ("section", "break", "closing")]
+        assert slide_kind(starts[when][0]) in ("section", "break", "closing"), (rows, when)
+    named = [when for when, _, slides_ in parts if slide_kind(slides_[0]) in ("section", "break", "closing")]
     assert named == times[:-1]
 
 
@@ -216,7 +209,7 @@ def test_reviews_every_half_hour_from_the_takeaways_just_taught_and_breaks_in_lo
     lessons = {lesson.id: lesson for lesson in course.lessons}
     taught, since, last = [], 0, None
     for when, minutes, part in _parts(prs):
-        kind = _kind(part[0])
+        kind = slide_kind(part[0])
         if kind == "review":
             lines = _body_text(part[0]).split("\n")
             expected = [f"{job.t(lessons[i].title)}: {_recap(job.t(lessons[i].takeaway))}".replace("`", "")
@@ -230,13 +223,13 @@ def test_reviews_every_half_hour_from_the_takeaways_just_taught_and_breaks_in_lo
             since = 0
         elif kind in ("section", "lesson", "table", "code", "diagram", "quiz"):
             since += minutes
-            assert since <= REVIEW_AFTER, (workshop_id, _name(part[0]))
-            if kind != "section" and _name(part[0]).startswith("lesson:") or kind == "table":
-                lesson_id = _name(part[0]).split(":")[1]
+            assert since <= REVIEW_AFTER, (workshop_id, slide_name(part[0]))
+            if kind != "section" and slide_name(part[0]).startswith("lesson:") or kind == "table":
+                lesson_id = slide_name(part[0]).split(":")[1]
                 if lesson_id not in taught:
                     taught.append(lesson_id)
     assert not taught
-    breaks = sum(_kind(s) == "break" for s in prs.slides)
+    breaks = sum(slide_kind(s) == "break" for s in prs.slides)
     assert (breaks > 0) == (total_minutes(course.workshop(workshop_id), course) >= BREAK_FROM)
 
 
@@ -249,9 +242,9 @@ def test_at_most_1_3_slides_a_minute_and_real_notes_on_every_slide(built, course
     for slide in prs.slides:
         lines = _notes(slide)
         assert [line[:len(p)] for line, p in zip(lines, (words["say"], words["ask"], words["time"]))] == \
-            [words["say"], words["ask"], words["time"]], _name(slide)
+            [words["say"], words["ask"], words["time"]], slide_name(slide)
         assert all(len(line) > len(p) + 5 for line, p in zip(lines, (words["say"], words["ask"])))
-        assert not re.search(r"\{\w+\}", "\n".join(lines)), _name(slide)
+        assert not re.search(r"\{\w+\}", "\n".join(lines)), slide_name(slide)
 
 
 AUTHOR_ONLY = re.compile(r"\d+ pass|\d+ skip|`|seed chat|source note|Checked with", re.I)
@@ -265,7 +258,7 @@ def test_slides_are_made_to_be_presented(built, workshop_id, lang):
     job, prs, _ = built[(workshop_id, lang)]
     pictures = []
     for slide in prs.slides:
-        name = _name(slide)
+        name = slide_name(slide)
         assert not name.startswith(("code:", "quiz:", "answer:", "table:")) or ":cont" not in name, name
         shapes = [s for s in slide.shapes if not s.name.startswith(("Title", "Footer", "Slide Number"))]
         for shape in shapes:
@@ -299,16 +292,17 @@ def test_questions_show_shuffled_options_and_answer_on_the_next_slide(built, cou
     slides_ = list(prs.slides)
     questions = {q.id: q for q in course.questions}
     for index, slide in enumerate(slides_):
-        if _kind(slide) != "quiz":
+        if slide_kind(slide) != "quiz":
             continue
-        question = questions[_name(slide).split(":")[1]]
-        options = shown(question, course)
+        question = questions[slide_name(slide).split(":")[1]]
+        lines = _body_text(slide).split("\n")[-len(question.options):]  # "A.  text", as the room reads them
+        assert [line[:4] for line in lines] == [f"{chr(65 + i)}.  " for i in range(len(lines))]
+        by_text = {job.t(o.text).replace("`", ""): o for o in question.options}
+        assert sorted(line[4:] for line in lines) == sorted(by_text), question.id  # each option once
+        options = [by_text[line[4:]] for line in lines]  # in the order the slide shows them
         letters = ", ".join(chr(65 + i) for i, o in enumerate(options) if o.correct)
-        body = _body_text(slide)
-        assert [line[4:] for line in body.split("\n")[-len(options):]] == [job.t(o.text).replace("`", "")
-                                                                           for o in options]
         answer = slides_[index + 1]
-        assert _name(answer) == f"answer:{question.id}" and letters in answer.shapes.title.text_frame.text
+        assert slide_name(answer) == f"answer:{question.id}" and letters in answer.shapes.title.text_frame.text
         notes = "\n".join(_notes(answer))
         assert all(job.t(o.why).replace("`", "") in notes for o in options)  # the whys are for the speaker
         assert f"The answer: {letters}." in "\n".join(_notes(slide))
@@ -318,14 +312,14 @@ def test_answers_are_spread_over_the_letters(built):
     firsts = []
     for (_, lang), (_, prs, _) in built.items():
         if lang == "en":
-            firsts += [_name(s) and s.shapes.title.text_frame.text.split(": ")[1] for s in prs.slides
-                       if _kind(s) == "answer"]
+            firsts += [slide_name(s) and s.shapes.title.text_frame.text.split(": ")[1] for s in prs.slides
+                       if slide_kind(s) == "answer"]
     assert len(set(firsts)) >= 3 and max(firsts.count(x) for x in set(firsts)) < 0.5 * len(firsts)
 
 
 def test_the_scenario_game_hides_its_answers_until_the_next_slide(built):
     _, prs, _ = built[("gpu-tuning", "en")]
-    names = [_name(s) for s in prs.slides]
+    names = [slide_name(s) for s in prs.slides]
     game = names.index("table:cudnn-tuning-master:game")
     assert names[game + 1] == "table:cudnn-tuning-master" and names[game + 2] == "lesson:cudnn-tuning-master"
     hidden, shown_ = (next(s for s in prs.slides[i].shapes if s.has_table) for i in (game, game + 1))
@@ -341,10 +335,10 @@ def test_source_links_are_clickable(built, course):
               course.workshop("gpu-tuning").lesson_ids]
     assert quoted
     for lesson in quoted:
-        slide = next(s for s in prs.slides if _name(s) == f"lesson:{lesson.id}")
+        slide = next(s for s in prs.slides if slide_name(s) == f"lesson:{lesson.id}")
         targets = {r.target_ref for r in slide.part.rels.values() if r.is_external}
         assert lesson.quote.source in targets
-    closing = next(s for s in prs.slides if _name(s) == "closing")
+    closing = next(s for s in prs.slides if slide_name(s) == "closing")
     assert any(r.is_external and "docs.pytorch.org" in r.target_ref for r in closing.part.rels.values())
 
 
@@ -367,21 +361,21 @@ def test_the_start_sets_the_clock_and_the_bytes_repeat(built, course, verificati
 @pytest.mark.parametrize("workshop_id", SHIPPED)
 def test_no_word_off_a_slide_and_sizes_as_rendered(built, drawn, workshop_id, lang):
     _, prs, _ = built[(workshop_id, lang)]
-    pages = _pdf_pages(drawn[(workshop_id, lang)])
+    pages = pdf_word_boxes(drawn[(workshop_id, lang)])
     assert len(pages) == len(prs.slides)
     checked = 0
     for number, ((width, height, words), slide) in enumerate(zip(pages, prs.slides), 1):
-        boxes = _shape_boxes(slide)
+        boxes = shape_boxes(slide)
         for word in words:
-            assert _inside(word, (0, 0, width, height)), (number, word)
-            key = _norm(word[4])
+            assert word_inside(word, (0, 0, width, height)), (number, word)
+            key = letters_and_digits(word[4])
             own = [b for b in boxes if key in b[1]] if key else boxes
-            assert any(_inside(word, box) for box, _, _ in own), f"slide {number} ({_name(slide)}): {word}"
-            names = [n for box, _, n in own if _inside(word, box)]
+            assert any(word_inside(word, box) for box, _, _ in own), f"slide {number} ({slide_name(slide)}): {word}"
+            names = [n for box, _, n in own if word_inside(word, box)]
             if key and not any(n.startswith(("Title", "Footer", "Slide Number")) for n in names):
                 size = (word[3] - word[1]) / 1.3  # poppler boxes a word 1.3 em tall
                 floor = 16 if any(n.startswith("Code") for n in names) else 20
-                assert size >= floor * 0.97, (number, _name(slide), word, names)
+                assert size >= floor * 0.97, (number, slide_name(slide), word, names)
             checked += 1
     assert checked > 200
 
@@ -423,7 +417,7 @@ def test_the_handout_holds_agenda_key_points_a_one_page_cheat_sheet_and_links(bu
     text = "".join(pages)
     workshop = course.workshop(workshop_id)
     assert _squeeze(job.t(workshop.title)) in text
-    agenda = [line for slide in prs.slides if _name(slide).startswith("agenda")
+    agenda = [line for slide in prs.slides if slide_name(slide).startswith("agenda")
               for line in _body_text(slide).split("\n")]
     assert all(_squeeze(line) in text for line in agenda)  # as on the slides
     lessons = [lesson for lesson in course.lessons if lesson.id in workshop.lesson_ids]
@@ -463,7 +457,6 @@ def cells_of(path: Path) -> list[str]:
 
 def test_the_handout_is_the_same_whatever_day_its_checks_ran(course, verification, tmp_path):
     """Its date is the ledger's newest run (as a quiz's), never the day of the verification."""
-    from conftest import CONTENT
     from generator import ledger
 
     recorded = dataclasses.replace(verification, elsewhere=ledger.load(CONTENT, course))
@@ -481,7 +474,7 @@ def test_the_handout_is_the_same_whatever_day_its_checks_ran(course, verificatio
 
 
 def test_handout_needs_a_workshop(tmp_path):
-    result = run("handout", "--out", tmp_path / "b")
+    result = torchdeck("handout", "--out", tmp_path / "b")
     assert result.exit_code == 2 and "--workshop" in result.output
 
 
@@ -492,8 +485,8 @@ def test_each_code_slide_names_its_cell_of_the_script(built, handouts, course):
     lessons = {lesson.id: lesson for lesson in course.lessons}
     named = 0
     for slide in prs.slides:
-        if _kind(slide) == "code":
-            _, lesson_id, number = _name(slide).split(":")[:3]
+        if slide_kind(slide) == "code":
+            _, lesson_id, number = slide_name(slide).split(":")[:3]
             cell = int(re.search(r"cell (\d+)", _notes(slide)[0])[1])
             first = lessons[lesson_id].code[int(number) - 1].code.strip().split("\n")[0]
             assert cells[cell - 1].startswith(f" [{cell}]") and first in cells[cell - 1]
@@ -504,10 +497,10 @@ def test_each_code_slide_names_its_cell_of_the_script(built, handouts, course):
 def test_the_commands_write_the_deck_handout_and_script_on_the_clock_asked_for(tmp_path):
     """The CLI end to end (one verification, cached for the second command)."""
     out = tmp_path / "build"
-    result = run("slides", "--workshop", "intro", "--start", "13:30", "--lang", "en", "--out", out, "--quiet")
+    result = torchdeck("slides", "--workshop", "intro", "--start", "13:30", "--lang", "en", "--out", out, "--quiet")
     assert result.exit_code == 0, result.output
     title = _body_text(Presentation(str(out / "workshop-intro.en.pptx")).slides[0])
     assert re.search(r"13:30–14:\d\d", title)
-    result = run("handout", "--workshop", "intro", "--start", "13:30", "--lang", "zh", "--out", out)
+    result = torchdeck("handout", "--workshop", "intro", "--start", "13:30", "--lang", "zh", "--out", out)
     assert result.exit_code == 0, result.output
     assert (out / "workshop-intro.py").is_file() and "13:30" in "".join(_pdf_text(out / "workshop-intro.zh.handout.pdf"))
