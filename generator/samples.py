@@ -73,13 +73,13 @@ def run(found: list[Sample], python: str | None = None, timeout: float = 20.0) -
     ``fragment``. The fact-check worker runs them as snippets: isolated and time-limited."""
     import sys
 
-    from .verify import Worker, probe
+    from .verify import WorkerClient, probe
 
     interpreter = python or sys.executable
     version = probe(interpreter)["torch"]
     to_run = [s for s in found if s.runs != "fragment" and not _about_other_releases(s, version)]
     items = [{"check": {"snippet": s.code}, "requires": ["cuda"] if s.runs == "gpu" else []} for s in to_run]
-    results = dict(zip(map(id, to_run), Worker(interpreter).run_items(items, timeout) if items else []))
+    results = dict(zip(map(id, to_run), WorkerClient(interpreter).run_items(items, timeout) if items else []))
     out = []
     for sample in found:
         if sample.runs == "fragment":

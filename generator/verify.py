@@ -19,7 +19,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Callable, Iterator, Optional
 
 from .atomic import atomic_write_text
 from .errors import printable
@@ -171,7 +171,7 @@ class Verification:
 
 def verify(course: Course, *, python: Optional[str] = None, timeout: float = 10.0,
            cache_dir: Optional[Path] = Path("build/.cache"),
-           progress: Optional[Callable[[int], None]] = None, worker: Optional[Worker] = None,
+           progress: Optional[Callable[[int], None]] = None, worker: Optional[WorkerClient] = None,
            controls: bool = False) -> Verification:
     """Check every fact of ``course``; ``cache_dir=None`` runs every check afresh.
 
@@ -206,7 +206,7 @@ def _verify(course, python, timeout, cache_dir, progress, worker, controls) -> V
         progress(len(results))
     hello = cache.hello if cache and cache.hello else None
     if to_run:
-        worker = worker or Worker(interpreter)
+        worker = worker or WorkerClient(interpreter)
         hello = worker.run(to_run, timeout, course, results, progress, controls)
         if cache:
             cache.store(hello, [(f, results[f.id]) for f in to_run])
@@ -256,8 +256,9 @@ def _result(course: Course, fact: Fact, status: str, detail: str, needs, control
                       (control[0], printable(control[1])) if control else None, rivals, pristine)
 
 
-class Worker:
-    """The fact-check worker process. Started early, it imports torch while the content loads."""
+class WorkerClient:
+    """torchdeck's side of the worker protocol: it starts the worker process (early: it imports torch
+    while the content loads), sends one request and reads the messages back."""
 
     def __init__(self, interpreter: str):
         self.interpreter = interpreter
@@ -286,6 +287,32 @@ class Worker:
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             stream.close()
 
+    def exchange(self, request: dict) -> Iterator[dict]:
+        """Send ``request``; yield each message the worker sends back (a hello, a result, a control),
+        never a line that is not one. A second result for one check is yielded as ``{"index": i,
+        "forged": True}``: something other than the worker wrote to its pipe."""
+        try:
+            self.process.stdin.write(json.dumps(request))
+            self.process.stdin.close()
+        except BrokenPipeError:
+            pass  # it died starting up: ``finish`` reports its stderr
+        reported: set[int] = set()
+        for line in self.process.stdout:
+            message = _message(line, len(request["checks"]))
+            if message is None:
+                continue
+            if "index" in message and "control" not in message:
+                if message["index"] in reported:
+                    message = {"index": message["index"], "forged": True}
+                reported.add(message["index"])
+            yield message
+
+    def finish(self) -> str:
+        """Wait for the worker to exit; what it wrote to stderr."""
+        stderr = self.process.stderr.read()
+        self.process.wait()
+        return stderr.strip()
+
     def run(self, facts, timeout, course, results, progress, controls=False) -> dict:
         """Send the checks, collect one result per fact into ``results``; returns the worker's hello.
 
@@ -293,72 +320,50 @@ class Worker:
         """
         request = {"timeout": timeout, "controls": controls,
                    "checks": [worker_item(f, controls) for f in facts]}
-        try:
-            self.process.stdin.write(json.dumps(request))
-            self.process.stdin.close()
-        except BrokenPipeError:
-            pass  # it died starting up: reported below with its stderr
         hello = None
-        reported: set[int] = set()
-        for line in self.process.stdout:
-            message = _message(line, len(facts))
-            if message is None:
-                continue  # not a line the worker writes: never trusted
+        for message in self.exchange(request):
             if "hello" in message:
                 hello = message["hello"]
                 continue
             fact = facts[message["index"]]
-            if "control" not in message and message["index"] in reported:
-                # a second result for one fact: something other than the worker wrote to its pipe
+            if message.get("forged"):
                 results[fact.id] = _result(course, fact, "error", "two results arrived for this fact: one was "
                                            "forged (a check that reached the worker's pipe?)", [], pristine=False)
-                continue
-            if "control" in message:
+            elif "control" in message:
                 results[fact.id] = dataclasses.replace(results[fact.id],
                                                        control=(message["control"], printable(message["detail"])),
                                                        rivals=_rivals(fact, message.get("rivals", [])))
-                continue
-            reported.add(message["index"])
-            skipped = message["status"] == "skip"
-            needs = skip_needs(fact, hello["capabilities"]) if skipped and hello else []
-            results[fact.id] = _result(course, fact, message["status"], message["detail"], needs,
-                                       pristine=message.get("pristine") is True)
-            if progress:
-                progress(1)
+            else:
+                skipped = message["status"] == "skip"
+                needs = skip_needs(fact, hello["capabilities"]) if skipped and hello else []
+                results[fact.id] = _result(course, fact, message["status"], message["detail"], needs,
+                                           pristine=message.get("pristine") is True)
+                if progress:
+                    progress(1)
         if controls:
             for fact in facts:
                 result = results.get(fact.id)
                 if result is not None and result.control is None:
                     reason = f"the fact's status here is {result.status}" if result.status != "pass" else "not run"
                     results[fact.id] = dataclasses.replace(result, control=("skip", reason))
-        stderr = self.process.stderr.read()
-        self.process.wait()
+        stderr = self.finish()
         if hello is None:
-            raise VerifyError(f"the fact-check worker failed under {self.interpreter}:\n{stderr.strip()[-2000:]}")
+            raise VerifyError(f"the fact-check worker failed under {self.interpreter}:\n{stderr[-2000:]}")
         for fact in facts:
             if fact.id not in results:
-                results[fact.id] = _result(course, fact, "error", f"the worker stopped early: {stderr.strip()[-300:]}", [])
+                results[fact.id] = _result(course, fact, "error", f"the worker stopped early: {stderr[-300:]}", [])
         return hello
-
 
     def run_items(self, items: list, timeout: float) -> list[tuple[str, str]]:
         """``(status, detail)`` for each raw worker item (``{"check", "requires"}``), in order."""
-        try:
-            self.process.stdin.write(json.dumps({"timeout": timeout, "checks": items}))
-            self.process.stdin.close()
-        except BrokenPipeError:
-            pass
         results: dict[int, tuple[str, str]] = {}
-        for line in self.process.stdout:
-            message = _message(line, len(items))
-            if message is not None and "index" in message:
-                forged = message["index"] in results
-                results[message["index"]] = ("error", "two results arrived: one was forged") if forged else \
-                    (message["status"], printable(message["detail"]))
-        stderr = self.process.stderr.read()
-        self.process.wait()
-        return [results.get(i, ("error", f"the worker stopped early: {stderr.strip()[-300:]}"))
-                for i in range(len(items))]
+        for message in self.exchange({"timeout": timeout, "checks": items}):
+            if message.get("forged"):
+                results[message["index"]] = ("error", "two results arrived: one was forged")
+            elif "index" in message and "control" not in message:
+                results[message["index"]] = (message["status"], printable(message["detail"]))
+        stderr = self.finish()
+        return [results.get(i, ("error", f"the worker stopped early: {stderr[-300:]}")) for i in range(len(items))]
 
 
 def _message(line: str, count: int) -> Optional[dict]:
@@ -410,13 +415,13 @@ def _worker_environment() -> dict:
     return {"OMP_WAIT_POLICY": "PASSIVE", **os.environ, "PYTHONWARNINGS": "ignore"}
 
 
-def start_worker_if_cold(python: Optional[str], cache_dir: Optional[Path]) -> Optional[Worker]:
+def start_worker_if_cold(python: Optional[str], cache_dir: Optional[Path]) -> Optional[WorkerClient]:
     """A worker started now, before the content is loaded, when no cached result can be expected."""
     cold = cache_dir is None or not any(Path(cache_dir).glob("verify-*.json"))
     if not cold:
         return None
     try:
-        return Worker(python or sys.executable)
+        return WorkerClient(python or sys.executable)
     except OSError:
         return None  # no such interpreter: the probe reports it cleanly
 

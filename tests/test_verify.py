@@ -125,13 +125,13 @@ def test_cache_reruns_only_changed_facts(tmp_path, monkeypatch):
     content = write_content(tmp_path / "content", cases)
     cache = tmp_path / "cache"
     ran = []
-    real = verify_module.Worker.run
+    real = verify_module.WorkerClient.run
 
     def spy(worker, facts, *args):
         ran.append(sorted(f.id for f in facts))
         return real(worker, facts, *args)
 
-    monkeypatch.setattr(verify_module.Worker, "run", spy)
+    monkeypatch.setattr(verify_module.WorkerClient, "run", spy)
     first = verify(load_course(content), cache_dir=cache)
     second = verify(load_course(content), cache_dir=cache)
     assert ran == [["default-pass", "exists-pass", "expr-pass"]]
