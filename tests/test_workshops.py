@@ -511,3 +511,71 @@ def test_the_commands_write_the_deck_handout_and_script_on_the_clock_asked_for(t
     result = run("handout", "--workshop", "intro", "--start", "13:30", "--lang", "zh", "--out", out)
     assert result.exit_code == 0, result.output
     assert (out / "workshop-intro.py").is_file() and "13:30" in "".join(_pdf_text(out / "workshop-intro.zh.handout.pdf"))
+
+
+# ------------------------------------------------------------------ what the room sees
+UNVERIFIED = {lang: WORDS[lang]["needs"][0].split("{")[0] for lang in ("en", "zh")}  # 'not verified here ('
+
+
+def _facts_of(course, name: str) -> tuple[str, ...]:
+    """The facts behind a slide, from its name (``lesson:ID``, ``answer:QID``, ``code:ID:1`` …)."""
+    kind, _, rest = name.partition(":")
+    key = rest.split(":")[0]
+    if kind in ("quiz", "answer"):
+        return tuple(next(q for q in course.questions if q.id == key).facts)
+    if kind in ("lesson", "code", "table"):
+        return tuple(next(lesson for lesson in course.lessons if lesson.id == key).facts)
+    return ()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("workshop_id", SHIPPED)
+def test_verification_status_is_for_the_speaker_not_a_banner_on_the_slide(built, course, workshop_id, lang):
+    """No slide body says "not verified here" (nor shows a ⚠ box); the notes of every slide whose facts were
+    not verified here say so, with what they need."""
+    job, prs, _ = built[(workshop_id, lang)]
+    told = 0
+    for slide in prs.slides:
+        name = _name(slide)
+        shapes = [s for s in slide.shapes if not s.name.startswith(("Footer", "Slide Number"))]
+        assert not any(s.name.startswith("Warn") for s in shapes), name
+        shown_text = "\n".join(s.text_frame.text for s in shapes if s.has_text_frame)
+        shown_text += "".join(c.text for s in shapes if s.has_table for r in s.table.rows for c in r.cells)
+        assert UNVERIFIED[lang] not in shown_text and "⚠" not in shown_text, name
+        note = job.unverified_note(_facts_of(course, name))
+        if note:
+            assert note in "\n".join(_notes(slide)), name
+            told += 1
+    if workshop_id in ("intro", "gpu-tuning"):  # cuDNN and TF32: facts no CPU machine can check
+        assert told >= 10
+
+
+def _is_emoji(char: str) -> bool:
+    return ord(char) >= 0x1F000 or char in "\uFE0F\u200D" or 0x2600 <= ord(char) <= 0x27BF
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("workshop_id", SHIPPED)
+def test_titles_hold_no_emoji(built, workshop_id, lang):
+    _, prs, _ = built[(workshop_id, lang)]
+    titles = [(_name(s), s.shapes.title.text_frame.text) for s in prs.slides]
+    assert all(title and not any(_is_emoji(c) for c in title) for _, title in titles), \
+        [t for t in titles if any(_is_emoji(c) for c in t[1])]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_titles_start_at_their_boxs_left_edge_as_drawn(built, drawn, lang):
+    """As LibreOffice draws the intro: every left-aligned title's first word starts at its box's inset, not
+    after a blank where an emoji was."""
+    _, prs, _ = built[("intro", lang)]
+    pages = _pdf_pages(drawn[("intro", lang)])
+    checked = 0
+    for number, ((_, _, words), slide) in enumerate(zip(pages, prs.slides), 1):
+        if slide.slide_layout.name == "Title":
+            continue
+        box, text, _ = next(b for b in _shape_boxes(slide) if b[2].startswith("Title"))
+        inside = sorted((w for w in words if _inside(w, box) and _norm(w[4])), key=lambda w: (round(w[1]), w[0]))
+        assert inside, (number, _name(slide))
+        assert inside[0][0] - box[0] <= 7.2 + 3, (number, _name(slide), inside[0], box)  # the layouts' inset
+        checked += 1
+    assert checked > 20

@@ -9,6 +9,7 @@ the next, the why of every option in the notes. Nothing is set under 20 pt but c
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from ...markup import segments, split_explanation
@@ -24,6 +25,16 @@ from .text import Para, Span, code_lines, inline
 BODY_PT = 20.0
 POINT_PT = 20.0
 HIDDEN = "?"
+
+
+# pictographs and the joiners and selectors that build them: what a title font lacks and Impress leaves blank
+EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\u2300-\u23FF\uFE0F\u200D\u20E3]+")
+
+
+def title_text(title: str) -> str:
+    """A slide title without emoji: Impress draws a title's emoji as a blank (the title then starts
+    indented or hangs), so a workshop's titles are words only."""
+    return re.sub(r"\s{2,}", " ", EMOJI.sub("", title)).strip()
 
 
 def plain(text: str) -> str:
@@ -79,14 +90,17 @@ class WorkshopPlan(SlidePlan):
         return [self.closing()]
 
     def _timed(self, spec: SlideSpec, segment: Segment, k: int, total: int) -> SlideSpec:
-        """The spec with its segment's clock time in the notes."""
+        """The spec made to be presented: its segment's clock time in the notes, and with it where the
+        facts behind the slide were verified and what they are about (``mark``: the room never sees a
+        verification banner); its title without emoji (Impress draws them as blanks in a title)."""
         when = self.clock(segment.start)
         line = (self.ww["clock"].format(clock=when, n=segment.minutes) if total == 1 else
                 self.ww["clock_part"].format(clock=when, n=segment.minutes, k=k, total=total))
         notes = spec.notes
-        return SlideSpec(spec.layout, spec.name, spec.title, spec.blocks,
-                         Notes(plain(notes.say), plain(notes.ask), segment.minutes, notes.verified, line,
-                               tuple(plain(text) for text in notes.more)), spec.mark)
+        verified = " · ".join(part for part in (notes.verified, spec.mark) if part)
+        return SlideSpec(spec.layout, spec.name, title_text(spec.title), spec.blocks,
+                         Notes(plain(notes.say), plain(notes.ask), segment.minutes, verified, line,
+                               tuple(plain(text) for text in notes.more)))
 
     def _wnotes(self, kind: str, **fields) -> Notes:
         """A workshop phrase pair for the notes (``_timed`` adds the minutes and the clock)."""
@@ -235,12 +249,18 @@ class WorkshopPlan(SlidePlan):
 
     # ------------------------------------------------------------ recaps
     def review(self, lessons: list[Lesson]) -> SlideSpec:
-        paras = tuple(Para((Span(f"{self.t(lesson.title)}: ", bold=True),
-                            *self._marked(self.recap(lesson), lesson.facts)),
+        paras = tuple(Para((Span(f"{self.t(lesson.title)}: ", bold=True), *inline(self.recap(lesson))),
                            BODY_PT, bullet="✔", margin=24, before=10) for lesson in lessons)
         recap = self.ww["review_of"].format(titles="; ".join(self.t(lesson.title) for lesson in lessons))
+        notes = self._wnotes("review", recap=recap)
         return SlideSpec("Review", f"review:{lessons[-1].id}", self.words["review"], (TextBlock(paras),),
-                         self._wnotes("review", recap=recap))
+                         dataclasses.replace(notes, more=self._marks(lessons)))
+
+    def _marks(self, lessons: list[Lesson]) -> tuple[str, ...]:
+        """For the notes of a slide that recaps lessons: each lesson that rests on a fact not verified
+        here (or is about some releases only), with what it says of it (the slide shows no such mark)."""
+        return tuple(f"{self.t(lesson.title)}: {mark}" for lesson in lessons
+                     for mark in [self.job.item_mark(lesson.facts)] if mark)
 
     def recap(self, lesson: Lesson) -> str:
         """What a review says of a lesson: its takeaway's checked part (the explanation is the speaker's),
