@@ -579,3 +579,56 @@ def test_titles_start_at_their_boxs_left_edge_as_drawn(built, drawn, lang):
         assert inside[0][0] - box[0] <= 7.2 + 3, (number, _name(slide), inside[0], box)  # the layouts' inset
         checked += 1
     assert checked > 20
+
+
+def _reason_of(job, option) -> str:
+    """The why an answer slide gives for an option: its checked part, else its explanation."""
+    why = job.t(option.why).replace("`", "")
+    fact, _, explanation = why.partition("ℹ")
+    return fact.strip() or explanation.strip()
+
+
+def _answer_lines(slide) -> list[str]:
+    """The paragraphs of an answer slide's options box: each option (✔/✘) and what follows it."""
+    box = next(s for s in slide.shapes if s.has_text_frame and s.text_frame.text[:1] in "✔✘")
+    return [p.text for p in box.text_frame.paragraphs]
+
+
+@pytest.mark.parametrize("workshop_id", SHIPPED)
+def test_every_answer_slide_gives_each_options_reason_under_it(built, course, workshop_id):
+    """Under every option one line: its why (shortened at a sentence, a clause or a word with '…' where it
+    would not fit one line); the whole why stays in the notes."""
+    questions = {q.id: q for q in course.questions}
+    answered = 0
+    for lang in ("en", "zh"):
+        job, prs, _ = built[(workshop_id, lang)]
+        for slide in prs.slides:
+            if _kind(slide) != "answer":
+                continue
+            options = shown(questions[_name(slide).split(":")[1]], course)
+            lines = _answer_lines(slide)
+            assert len(lines) == 2 * len(options), (_name(slide), lines)
+            notes = "\n".join(_notes(slide))
+            for option, shown_option, reason in zip(options, lines[::2], lines[1::2]):
+                assert shown_option[:1] in "✔✘" and shown_option.endswith(job.t(option.text).replace("`", ""))
+                full = _reason_of(job, option)
+                assert reason == full or (reason.endswith("…") and full.startswith(reason[:-1].rstrip())) \
+                    or (reason[-1] in ".。!?！？" and full.startswith(reason)), (_name(slide), reason, full)
+                assert job.t(option.why).replace("`", "").replace("ℹ ", "") in notes.replace("ℹ ", "")
+            answered += 1
+    assert answered == 2 * sum(len(step.questions) for step in course.workshop(workshop_id).agenda)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_each_reason_is_drawn_on_one_line(built, drawn, lang):
+    """As LibreOffice draws the intro: each reason is whole on one line of its page."""
+    _, prs, _ = built[("intro", lang)]
+    pages = _pdf_text(drawn[("intro", lang)])
+    checked = 0
+    for number, slide in enumerate(prs.slides):
+        if _kind(slide) == "answer":
+            lines = [_squeeze(line) for line in pages[number].split("\n")]
+            for reason in _answer_lines(slide)[1::2]:
+                assert any(_squeeze(reason) in line for line in lines), (number + 1, reason, lines)
+                checked += 1
+    assert checked >= 10

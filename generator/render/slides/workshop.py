@@ -25,6 +25,7 @@ from .text import Para, Span, code_lines, inline
 BODY_PT = 20.0
 POINT_PT = 20.0
 HIDDEN = "?"
+REASON_INDENT = 36.0  # pt: an option's reason sits under the option's text, past its "✔ A." (20 pt)
 
 
 # pictographs and the joiners and selectors that build them: what a title font lacks and Impress leaves blank
@@ -239,13 +240,23 @@ class WorkshopPlan(SlidePlan):
         for index, option in enumerate(options):
             mark, colour = ("✔", "accent3") if option.correct else ("✘", "accent4")
             paras.append(Para((Span(f"{mark} {letter(index)}.  ", bold=True, colour=colour),
-                               *inline(self.t(option.text), bold=option.correct)), POINT_PT, before=10))
+                               *inline(self.t(option.text), bold=option.correct)), POINT_PT, before=8))
+            reason = self.reason(option)
+            if reason:  # one line under its option (the flow shortens it to fit); the whole why is in the notes
+                paras.append(Para(inline(reason, italic=True, colour="tx2"), POINT_PT, margin=REASON_INDENT,
+                                  keep=True, clip=True))
             whys.append(self.ww["why"].format(mark=mark, letter=letter(index), why=self.t(option.why)))
         blocks = (TextBlock((Para(inline(self.t(question.stem)), BODY_PT),)), TextBlock(tuple(paras)))
         notes = self._wnotes("answer")
         return SlideSpec("Answer", f"answer:{question.id}", self.words["answer"].format(letters=letters), blocks,
                          Notes(notes.say, notes.ask, 0, self.job.verified_where(question.facts), more=tuple(whys)),
                          self.job.item_mark(question.facts))
+
+    def reason(self, option) -> str:
+        """What an answer slide says of an option: its why's checked part, or where the why is all
+        explanation, the explanation (without its ℹ)."""
+        fact, explanation = split_explanation(self.t(option.why))
+        return fact.strip() or explanation.lstrip("ℹ").strip()
 
     # ------------------------------------------------------------ recaps
     def review(self, lessons: list[Lesson]) -> SlideSpec:
