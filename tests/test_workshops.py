@@ -632,3 +632,45 @@ def test_each_reason_is_drawn_on_one_line(built, drawn, lang):
                 assert any(_squeeze(reason) in line for line in lines), (number + 1, reason, lines)
                 checked += 1
     assert checked >= 10
+
+
+def _body_paras(slide) -> list[str]:
+    return [p.text for s in slide.shapes if s.has_text_frame and s.name.startswith("Body")
+            for p in s.text_frame.paragraphs]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("workshop_id", SHIPPED)
+def test_sources_are_short_links_and_nothing_is_split_mid_word_or_left_stray(built, course, workshop_id, lang):
+    """A source shows short link text (the address is the link's target), on the slide of a point; a
+    continuation slide holds more than a stray line and starts where a word starts."""
+    job, prs, _ = built[(workshop_id, lang)]
+    source = WORDS[lang]["slides"]["source"]
+    slides_ = list(prs.slides)
+    linked = 0
+    for index, slide in enumerate(slides_):
+        name = _name(slide)
+        paras = _body_paras(slide)
+        for para in paras:
+            if para.startswith(source):
+                assert "://" not in para and len(para) <= len(source) + 90, (name, para)
+                assert len(paras) >= 2, f"{name} holds only its source"
+                linked += 1
+        if ":cont" in name:
+            words = re.findall(r"[A-Za-z0-9_]+|[\u4e00-\u9fff]", " ".join(p for p in paras if not p.startswith(source)))
+            assert len(words) >= 4, (name, paras)
+    lessons = [lesson for lesson in course.lessons if lesson.id in course.workshop(workshop_id).lesson_ids]
+    assert linked == sum(1 for lesson in lessons if lesson.quote)
+    for lesson in lessons:  # a point cut across slides is cut where a word starts
+        shown_paras = [p for s in slides_ if _name(s).startswith(f"lesson:{lesson.id}") for p in _body_paras(s)]
+        for point in lesson.points:
+            text = job.t(point).split("ℹ")[0].strip().replace("`", "")
+            if text and text not in shown_paras:
+                cut = next(i for i in range(len(shown_paras) - 1) if shown_paras[i] + shown_paras[i + 1] == text)
+                head = shown_paras[cut]
+                assert head.endswith(" ") or re.search(r"[\u3000-\u9fff\uff00-\uffef]$", head), (lesson.id, head)
+        if lesson.quote:
+            slide = next(s for s in slides_ if _name(s).startswith(f"lesson:{lesson.id}")
+                         and any(p.startswith(source) for p in _body_paras(s)))
+            targets = {r.target_ref for r in slide.part.rels.values() if r.is_external}
+            assert lesson.quote.source in targets

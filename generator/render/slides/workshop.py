@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from urllib.parse import urlsplit
 
 from ...markup import segments, split_explanation
 from ...model import Lesson, Question, Workshop
@@ -36,6 +37,23 @@ def title_text(title: str) -> str:
     """A slide title without emoji: Impress draws a title's emoji as a blank (the title then starts
     indented or hangs), so a workshop's titles are words only."""
     return re.sub(r"\s{2,}", " ", EMOJI.sub("", title)).strip()
+
+
+def link_text(address: str) -> str:
+    """A source address as short link text that breaks only between its parts: the site, then the API
+    name it points at (``docs.pytorch.org › torch.backends.cudnn.deterministic``), or the page
+    (``docs.pytorch.org › notes › cuda``, ``github.com › torch/backends/cudnn/__init__.py``)."""
+    parts = urlsplit(address)
+    host = parts.netloc.removeprefix("www.")
+    segments = [s for s in parts.path.split("/") if s]
+    fragment = parts.fragment.removeprefix("module-")
+    if fragment.startswith("torch."):
+        return f"{host} › {fragment}"
+    if host == "github.com" and "blob" in segments:  # github.com/OWNER/REPO/blob/REF/PATH: the file's path
+        return f"{host} › {'/'.join(segments[segments.index('blob') + 2:])}"
+    generic = {"docs", "stable", "main", "master", "generated"}
+    shown = [re.sub(r"\.html?$", "", s) for s in segments if s not in generic]
+    return " › ".join([host, *shown])
 
 
 def plain(text: str) -> str:
@@ -166,11 +184,11 @@ class WorkshopPlan(SlidePlan):
             if explanation:
                 explained.append(self.ww["explain"] + explanation.lstrip("ℹ").strip())
         paras = list(shown_points)
-        if lesson.quote:
-            source = re.sub(r"^https?://", "", lesson.quote.source)
+        if lesson.quote:  # short link text (a raw address breaks inside itself); the address is the link's
             paras.append(Para((Span(self.words["source"], colour="accent2"),
-                               Span(source, colour="accent2", link=lesson.quote.source)), BODY_PT, before=14))
-            explained.append(self.ww["quote"] + f"“{self.t(lesson.quote.text)}”")
+                               Span(link_text(lesson.quote.source), colour="accent2", link=lesson.quote.source)),
+                              BODY_PT, before=14, keep=True))
+            explained.append(self.ww["quote"] + f"“{self.t(lesson.quote.text)}” ({lesson.quote.source})")
         if lesson.analogy:
             explained.append(self.ww["analogy"] + self.t(lesson.analogy))
         if not paras:  # a lesson of only a table or code: its takeaway heads it
