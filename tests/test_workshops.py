@@ -344,8 +344,8 @@ def test_source_links_are_clickable(built, course):
         slide = next(s for s in prs.slides if _name(s) == f"lesson:{lesson.id}")
         targets = {r.target_ref for r in slide.part.rels.values() if r.is_external}
         assert lesson.quote.source in targets
-    closing = next(s for s in prs.slides if _name(s) == "closing")
-    assert any(r.is_external and "docs.pytorch.org" in r.target_ref for r in closing.part.rels.values())
+    closing = [s for s in prs.slides if _kind(s) == "closing"]  # the take-aways may go on for a slide or two
+    assert any(r.is_external and "docs.pytorch.org" in r.target_ref for s in closing for r in s.part.rels.values())
 
 
 def test_the_start_sets_the_clock_and_the_bytes_repeat(built, course, verification, tmp_path):
@@ -674,3 +674,24 @@ def test_sources_are_short_links_and_nothing_is_split_mid_word_or_left_stray(bui
                          and any(p.startswith(source) for p in _body_paras(s)))
             targets = {r.target_ref for r in slide.part.rels.values() if r.is_external}
             assert lesson.quote.source in targets
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("workshop_id", SHIPPED)
+def test_the_closing_slides_hold_the_workshops_takeaways(built, course, workshop_id, lang):
+    """The take-aways are each lesson's takeaway (its checked part), in teaching order, then the reference;
+    the handout and the script are named in the notes."""
+    job, prs, _ = built[(workshop_id, lang)]
+    closing = [s for s in prs.slides if _kind(s) == "closing"]
+    assert closing and closing == list(prs.slides)[-len(closing):]
+    shown_paras = [p for s in closing for p in _body_paras(s)]
+    workshop = course.workshop(workshop_id)
+    lessons = {lesson.id: lesson for lesson in course.lessons}
+    expected = [_recap(job.t(lessons[i].takeaway)).lstrip("ℹ").strip().replace("`", "") for i in workshop.lesson_ids]
+    assert shown_paras[:-1] == expected
+    assert shown_paras[-1] == WORDS[lang]["workshop"]["docs"]
+    assert any(r.is_external and "docs.pytorch.org" in r.target_ref for r in closing[-1].part.rels.values())
+    for slide in closing:
+        assert f"workshop-{workshop_id}" not in _body_text(slide)  # no file names on the slide
+        notes = "\n".join(_notes(slide))
+        assert f"workshop-{workshop_id}.{lang}.handout.pdf" in notes and f"workshop-{workshop_id}.py" in notes

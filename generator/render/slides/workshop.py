@@ -305,10 +305,15 @@ class WorkshopPlan(SlidePlan):
                          self._wnotes("break", clock=back))
 
     def closing(self) -> SlideSpec:
+        """The workshop's take-aways: each lesson's takeaway (its checked part), in teaching order, then the
+        reference; the handout and the script are named in the notes, for the speaker to point to."""
         name = file_stem(self.workshop)
-        paras = (Para(inline(self.ww["handout_line"].format(name=f"{name}.{self.job.lang}.handout.pdf")), BODY_PT,
-                      bullet="•", margin=22, before=8),
-                 Para(inline(self.ww["script"].format(name=f"{name}.py")), BODY_PT, bullet="•", margin=22, before=8),
-                 Para((Span(self.ww["docs"], colour="accent2", link=REFERENCE),), BODY_PT, bullet="•", margin=22,
-                      before=8))
-        return SlideSpec("Cheat Sheet", "closing", self.ww["closing"], (TextBlock(paras),), self._wnotes("closing"))
+        lessons = lessons_of(self.workshop, self.job.course)
+        paras = [Para(inline(self.recap(lesson).lstrip("ℹ").strip()), BODY_PT, bullet="✔", margin=24, before=8)
+                 for lesson in lessons]
+        paras.append(Para((Span(self.ww["docs"], colour="accent2", link=REFERENCE),), BODY_PT, before=14, keep=True))
+        notes = self._wnotes("closing")
+        files = (self.ww["handout_line"].format(name=f"{name}.{self.job.lang}.handout.pdf"),
+                 self.ww["script"].format(name=f"{name}.py"))
+        return SlideSpec("Cheat Sheet", "closing", self.ww["closing"], (TextBlock(tuple(paras)),),
+                         dataclasses.replace(notes, more=files + self._marks(lessons)))
