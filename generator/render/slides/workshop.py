@@ -33,10 +33,30 @@ REASON_INDENT = 36.0  # pt: an option's reason sits under the option's text, pas
 EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\u2300-\u23FF\uFE0F\u200D\u20E3]+")
 
 
+# in a slide's text: the pictographs (✔ and ✘ are drawn from DejaVu and stay), with the space after one
+BODY_EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u26FF\u2B00-\u2BFF\uFE0F\u200D\u20E3]+ ?")
+
+
 def title_text(title: str) -> str:
     """A slide title without emoji: Impress draws a title's emoji as a blank (the title then starts
     indented or hangs), so a workshop's titles are words only."""
     return re.sub(r"\s{2,}", " ", EMOJI.sub("", title)).strip()
+
+
+def words_only(block: Block) -> Block:
+    """A text block or table without the pictographs Impress draws as blanks (a content title's 🎮, the
+    agenda's 📋); code is left as written."""
+    def para(p: Para) -> Para:
+        spans = tuple(span if span.mono else dataclasses.replace(span, text=BODY_EMOJI.sub("", span.text))
+                      for span in p.spans)
+        return dataclasses.replace(p, spans=tuple(span for span in spans if span.text) or p.spans[:1])
+
+    if isinstance(block, TextBlock) and block.kind != "code":
+        return dataclasses.replace(block, paras=tuple(para(p) for p in block.paras))
+    if isinstance(block, TableBlock):
+        return TableBlock(tuple(tuple(para(p) for p in cell) for cell in block.header),
+                          tuple(tuple(tuple(para(p) for p in cell) for cell in row) for row in block.rows))
+    return block
 
 
 def link_text(address: str) -> str:
@@ -117,7 +137,7 @@ class WorkshopPlan(SlidePlan):
                 self.ww["clock_part"].format(clock=when, n=segment.minutes, k=k, total=total))
         notes = spec.notes
         verified = " · ".join(part for part in (notes.verified, spec.mark) if part)
-        return SlideSpec(spec.layout, spec.name, title_text(spec.title), spec.blocks,
+        return SlideSpec(spec.layout, spec.name, title_text(spec.title), tuple(words_only(b) for b in spec.blocks),
                          Notes(plain(notes.say), plain(notes.ask), segment.minutes, verified, line,
                                tuple(plain(text) for text in notes.more)))
 
