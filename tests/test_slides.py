@@ -525,3 +525,51 @@ def test_measurement_uses_the_real_fonts():
     assert fit.text_width("iiiiiiiiii", mono, 10) == pytest.approx(fit.text_width("WWWWWWWWWW", mono, 10))
     assert fit.text_width("iiiiiiiiii", SANS, 10) < fit.text_width("WWWWWWWWWW", SANS, 10) / 2
     assert fit.text_width("中文", SANS, 10) == pytest.approx(20, rel=0.02)  # CJK glyphs are one em wide
+
+
+# ------------------------------------------------------------ one-line reasons, keeping and cutting
+def _flow():
+    from generator.render.slides.flow import Flow
+    from generator.render.slides.text import Typefaces
+
+    return Flow(Typefaces("DejaVu Sans", "Noto Sans CJK SC"), presenting=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["cuDNN", "picks", "the", "fastest", "algorithm,", "per", "shape;", "timing.",
+                                 "noise", "可能", "选出", "不同算法，", "torch.backends.cudnn.benchmark"]),
+                min_size=1, max_size=40),
+       st.floats(min_value=120, max_value=800))
+def test_a_clipped_paragraph_is_one_line_cut_between_words(words_, width):
+    from generator.render.slides.text import Para, Span
+
+    text = " ".join(words_)
+    flow = _flow()
+    clipped = flow.clip(Para((Span(text, italic=True),), 20, margin=36, clip=True), width)
+    shown = clipped.text
+    if shown == text:
+        return
+    assert len(flow.lines(clipped, width)) == 1 or " " not in text  # a lone word wider than the line stays
+    body = shown[:-1] if shown.endswith("…") else shown
+    assert text.startswith(body.rstrip()) and (shown.endswith("…") or shown[-1] in ".。")
+    after = text[len(body.rstrip()):]
+    assert not after or after[0] in " ,;:，；" or fit.is_east_asian(after[0])  # never inside a word
+
+
+def test_a_kept_paragraph_goes_with_the_one_before_and_no_lone_last_line_goes_on():
+    from generator.render.slides.flow import Area, TextBlock
+    from generator.render.slides.text import Para, Span
+
+    flow = _flow()
+    point = Para((Span(_long(30)),), 20)
+    source = Para((Span("Source: docs.pytorch.org › cudnn"),), 20, keep=True)
+    body = Area(0, 0, 600, 300)
+    pages = flow.paginate([TextBlock((point, point, source))], body)
+    assert len(pages) == 2
+    last = pages[-1][0].block.paras
+    assert last[-1] == source and len(last) >= 2  # the source never goes on alone
+    for room in range(60, 300, 7):  # a paragraph cut across slides leaves two lines or more to go on
+        head, rest = flow.split_paras((point,), 600, TextBlock(()).style, room)
+        if head and rest:
+            assert len(flow.lines(rest[0], 600 - 4)) >= 2
+            assert head[0].text.endswith(" ") or rest[0].text.startswith(" ") or head[0].text[-1:] == " "

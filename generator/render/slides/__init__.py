@@ -21,7 +21,7 @@ from ...wording import words as all_words
 from ...workshops import course_for, file_stem
 from ..base import RenderJob
 from .plan import SlidePlan, SlideSpec
-from .workshop import WorkshopPlan
+from .workshop import WorkshopPlan, title_text
 from .writer import PresentationWriter
 from .words import words
 
@@ -111,7 +111,9 @@ def title_problems(course, lang: str, workshop: Optional[Workshop] = None, works
             origin = course.where(lesson.id, "lessons")
             check(t(lesson.title), "Lesson", origin.file, origin.line, f"{lesson.id}.title")
             if lesson.diagrams:
-                check(f"🖼️ {t(lesson.title)}", "Diagram", origin.file, origin.line, f"{lesson.id}.title")
+                diagram_title = f"🖼️ {t(lesson.title)}"
+                check(title_text(diagram_title) if workshop is not None else diagram_title, "Diagram", origin.file,
+                      origin.line, f"{lesson.id}.title")
     if workshop is not None and workshops_file is not None:
         check(t(workshop.title), "Title", str(workshops_file), _line_of_key(workshops_file, f"- id: {workshop.id}"),
               f"{workshop.id}.title")

@@ -20,6 +20,9 @@ MIN_PRESENTED_CODE_PT = 16.0  # code of a deck made to be presented is read from
 WRAP_SLACK = 0.97  # wrap a little before the edge: renderers differ by a few tenths of a point
 GAP = 10.0  # pt between blocks
 MIN_SPLIT = 0.25  # split a block onto the rest of a slide only where at least this share of the body is left
+SENTENCE_ENDS = set(".!?。！？")
+CLAUSE_ENDS = SENTENCE_ENDS | set(",;:，；：、")
+ELLIPSIS = "…"
 
 
 @dataclass(frozen=True)
@@ -139,11 +142,53 @@ class Flow:
         left, top, right, bottom = style.insets
         return top + bottom + sum(h for *_, h in self.units(paras, width - left - right, style.wrap))
 
+    def clip(self, para: Para, width: float) -> Para:
+        """``para`` on one line of a box whose inner width is ``width``: whole where it fits, else cut after
+        its last sentence that fits, or its last clause (an ellipsis marks the cut), or where no clause
+        fills half the line, its last whole word and an ellipsis. Never inside a word."""
+        if len(self.lines(para, width)) == 1:
+            return para
+        text = para.text
+        clauses, words_ = [], []
+        for end in range(1, len(text)):
+            before, after = text[end - 1], text[end]
+            boundary = after == " " or (fit.is_east_asian(before) and fit.is_east_asian(after))
+            if not boundary or before == " ":
+                continue
+            (clauses if before in CLAUSE_ENDS else words_).append(end)
+        best = {}
+        for kind, ends in (("clause", clauses), ("word", words_)):
+            for end in reversed(ends):
+                head = self._clipped(para, end)
+                if len(self.lines(head, width)) == 1:
+                    best[kind] = (end, head)
+                    break
+        if "clause" in best and best["clause"][0] >= 0.5 * best.get("word", (0,))[0]:
+            return best["clause"][1]
+        if "word" in best:
+            return best["word"][1]
+        return para  # one word wider than the line: left whole, the renderer wraps it
+
+    @staticmethod
+    def _clipped(para: Para, end: int) -> Para:
+        """The first ``end`` characters of ``para``; after a sentence as they are, else with an ellipsis."""
+        head, _ = para.cut(end)
+        spans = list(head.spans)
+        last = spans[-1]
+        text = last.text.rstrip()
+        if text[-1:] not in SENTENCE_ENDS:
+            text = text.rstrip("".join(CLAUSE_ENDS)) + ELLIPSIS
+        spans[-1] = replace(last, text=text)
+        return replace(head, spans=tuple(spans), clip=False)
+
     def widest_line(self, para: Para) -> float:
         return fit.pieces_width(pieces(para, self.faces), para.size)
 
-    def split_paras(self, paras: Sequence[Para], width: float, style: BoxStyle, room: float):
-        """The paragraphs that fit in ``room`` pt and the rest; (None, paras) if not even one line fits."""
+    def split_paras(self, paras: Sequence[Para], width: float, style: BoxStyle, room: float, prefer: bool = True):
+        """The paragraphs that fit in ``room`` pt and the rest; (None, paras) if not even one line fits.
+
+        ``prefer``: a paragraph goes with the one it ``keep``s to, and one cut across slides is cut at the
+        start of a word with two lines or more to go on; (None, paras) where that leaves nothing here."""
         left, top, right, bottom = style.insets
         used = top + bottom
         taken = 0
@@ -160,6 +205,16 @@ class Flow:
         index, start, _ = units[taken]
         if start > 0 and index > 0:  # a paragraph moves on whole; it is cut only when it is the first here
             start = 0
+        if prefer and start == 0:
+            first = index
+            while index > 0 and paras[index].keep:  # a paragraph goes with the one it belongs to
+                index -= 1
+            if index == 0:  # the whole chain is taller than the room: cut it where it had to be
+                index = first
+        elif prefer:
+            start = self._cut_at(paras[index], width - left - right, style.wrap, start)
+            if start == 0 and index == 0:
+                return None, tuple(paras)
         head = list(paras[:index])
         rest = list(paras[index:])
         if start > 0:
@@ -167,6 +222,18 @@ class Flow:
             head.append(first)
             rest[0] = second
         return tuple(head), tuple(rest)
+
+    def _cut_at(self, para: Para, width: float, wrap: bool, start: int) -> int:
+        """Where a paragraph cut across slides at line ``start`` is better cut: at a line that starts a
+        word (never inside a word or an address broken to fit), leaving at least two lines to go on (a
+        lone last line would make a continuation slide of stray words); 0 where no line qualifies."""
+        starts = self.lines(para, width, wrap)
+        text = para.text
+        usable = [s for s in starts[1:] if s <= start and (text[s - 1] == " " or
+                                                           fit.is_east_asian(text[s - 1]) and fit.is_east_asian(text[s]))]
+        if usable and usable[-1] == starts[-1]:  # the last line alone would go on: the one before goes too
+            usable.pop()
+        return usable[-1] if usable else 0
 
     # ------------------------------------------------------------ code
     def code_text(self, code: CodeBlock, width: float) -> TextBlock:
@@ -233,7 +300,7 @@ class Flow:
         heads, rests = [], []
         style = BoxStyle(CELL_INSETS)
         for cell, width in zip(row, columns):
-            head, rest = self.split_paras(cell, width, style, room)
+            head, rest = self.split_paras(cell, width, style, room, prefer=False)
             if head is None and cell:
                 raise BuildError(f"a table cell line is taller than a slide: {cell[0].text[:60]!r}")
             heads.append(head or ())
@@ -244,7 +311,7 @@ class Flow:
     def paginate(self, blocks: Sequence[Block], body: Area) -> list[list[Placed]]:
         """The blocks placed on one or more slides (the first is this slide, the rest '(cont.)')."""
         pages: list[list[Placed]] = [[]]
-        queue = [self.code_text(b, body.w) if isinstance(b, CodeBlock) else b for b in blocks]
+        queue = [self.code_text(b, body.w) if isinstance(b, CodeBlock) else self._clip_block(b, body.w) for b in blocks]
         y = body.y
         while queue:
             block = queue.pop(0)
@@ -258,6 +325,13 @@ class Flow:
                 pages.append([])
                 y = body.y
         return [page for page in pages if page] or [[]]
+
+    def _clip_block(self, block, width: float):
+        """A text block with its ``clip`` paragraphs shortened to one line of its box."""
+        if not isinstance(block, TextBlock) or not any(para.clip for para in block.paras):
+            return block
+        inner = width - block.style.insets[0] - block.style.insets[2]
+        return replace(block, paras=tuple(self.clip(para, inner) if para.clip else para for para in block.paras))
 
     def _place(self, block, body: Area, y: float, room: float, following, page_used: bool):
         """(placed, rest): what goes here, and what continues on the next slide (None when done)."""
@@ -276,6 +350,8 @@ class Flow:
                           (self.presenting and block.kind != "plain" and height <= body.h)):
             return None, block
         head, rest = self.split_paras(block.paras, body.w, block.style, room)
+        if head is None and not page_used:  # a fresh slide takes what it can, however it is cut
+            head, rest = self.split_paras(block.paras, body.w, block.style, room, prefer=False)
         if head is None:
             return self._next_slide(block, page_used)
         top = replace(block, paras=head)

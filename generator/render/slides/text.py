@@ -45,6 +45,8 @@ class Para:
     margin: float = 0.0
     before: float = 0.0
     align: str = "l"
+    keep: bool = False  # stays on the slide of the paragraph before it (a reason with its option, a source line)
+    clip: bool = False  # set on one line: shortened at its last clause or word that fits (``Flow.clip``)
 
     @property
     def text(self) -> str:
@@ -63,7 +65,7 @@ class Para:
                 head.append(replace(span, text=span.text[:offset - seen]))
                 tail.append(replace(span, text=span.text[offset - seen:]))
             seen = end
-        return replace(self, spans=tuple(head)), replace(self, spans=tuple(tail), bullet=None, before=0.0)
+        return replace(self, spans=tuple(head)), replace(self, spans=tuple(tail), bullet=None, before=0.0, keep=False)
 
 
 def inline(text: str, **style) -> tuple[Span, ...]:
