@@ -225,6 +225,7 @@ _COMMON = {
         # the one phrasing for "several options are correct", added by every output (content never writes it)
         "multi_hint": "(select all that apply)",
         "where": ("verified on torch {}", " (here)", ", "),
+        "pass_skip": "({passed} pass, {skipped} skip)",
         "verified_mark": "✓ verified",  # a card's footer: the mark, the details (where, which claims) folded under it
         "releases": {"since": "since torch {}", "until": "until torch {}", "between": "torch {} to {}",
                      "only": "torch {} only"},
@@ -281,6 +282,7 @@ _COMMON = {
         "other_needs": {"torch-range": "其他 torch 版本", "rocm": "ROCm"},
         "multi_hint": "（多选）",
         "where": ("已验证：torch {}", "（本机）", "、"),
+        "pass_skip": "（{passed} 项通过，{skipped} 项跳过）",
         "verified_mark": "✓ 已验证",
         "releases": {"since": "torch {} 起", "until": "torch {} 及更早", "between": "torch {} 至 {}",
                      "only": "仅 torch {}"},

@@ -123,7 +123,8 @@ class RenderJob:
     def verified_line(self) -> str:
         """'verified against torch 2.13.0+cpu on 2026-11-23 (300 pass, 12 skip)', for a deck's description."""
         counts = self.verification.counts()
-        return f"{self.verified_on()} ({counts['pass']} pass, {counts['skip']} skip)"
+        counted = words(self.lang)["pass_skip"].format(passed=counts["pass"], skipped=counts["skip"])
+        return f"{self.verified_on()} {counted}" if self.lang == "en" else f"{self.verified_on()}{counted}"
 
     def output(self, stem: str, suffix: str) -> Path:
         """``build/<stem>.<lang><suffix>``."""
