@@ -10,7 +10,6 @@ import math
 import sys
 import time
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 import click

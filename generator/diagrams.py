@@ -13,9 +13,8 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
-from .fonts import bundled_font
-
 from .diagram_names import DIAGRAM_NAMES
+from .fonts import bundled_font
 from .model import Course
 
 __all__ = ["DIAGRAM_NAMES", "diagram_png", "diagram_filename"]

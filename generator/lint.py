@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterator
 from difflib import SequenceMatcher
 from itertools import combinations
 from pathlib import Path
+from typing import Iterator
 
 from pydantic import BaseModel
 

@@ -11,13 +11,14 @@ import json
 import keyword
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
 from .markup import has_cloze
 from .text import LocalText
-from .worker import CAPABILITIES, CHECK_KINDS as KINDS, TYPE_NAMES
+from .worker import CAPABILITIES, TYPE_NAMES
+from .worker import CHECK_KINDS as KINDS
 
 Id = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$", max_length=80)]
 Capability = Literal[tuple(CAPABILITIES)]
@@ -89,7 +90,10 @@ def _check_fields() -> dict:
     return fields
 
 
-Check = create_model("Check", __base__=_CheckFields, __doc__=_CheckFields.__doc__, **_check_fields())
+if TYPE_CHECKING:  # a type checker sees the base: the fields are made from the table at run time
+    Check = _CheckFields
+else:
+    Check = create_model("Check", __base__=_CheckFields, __doc__=_CheckFields.__doc__, **_check_fields())
 
 
 class Rival(Strict):

@@ -285,19 +285,22 @@ class WorkerClient:
             pass
         self.process.wait()
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
-            stream.close()
+            if stream is not None:
+                stream.close()
 
     def exchange(self, request: dict) -> Iterator[dict]:
         """Send ``request``; yield each message the worker sends back (a hello, a result, a control),
         never a line that is not one. A second result for one check is yielded as ``{"index": i,
         "forged": True}``: something other than the worker wrote to its pipe."""
+        stdin, stdout = self.process.stdin, self.process.stdout
+        assert stdin is not None and stdout is not None  # started with pipes
         try:
-            self.process.stdin.write(json.dumps(request))
-            self.process.stdin.close()
+            stdin.write(json.dumps(request))
+            stdin.close()
         except BrokenPipeError:
             pass  # it died starting up: ``finish`` reports its stderr
         reported: set[int] = set()
-        for line in self.process.stdout:
+        for line in stdout:
             message = _message(line, len(request["checks"]))
             if message is None:
                 continue
@@ -309,7 +312,7 @@ class WorkerClient:
 
     def finish(self) -> str:
         """Wait for the worker to exit; what it wrote to stderr."""
-        stderr = self.process.stderr.read()
+        stderr = self.process.stderr.read() if self.process.stderr is not None else ""
         self.process.wait()
         return stderr.strip()
 

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
+from generator import ledger
 from generator.loader import load_course
 from generator.render.base import RenderJob
-from generator import ledger
 from generator.verify import FactResult, Verification, verify
 from helpers import CONTENT
 

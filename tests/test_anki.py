@@ -26,15 +26,15 @@ from PIL import Image, ImageDraw, ImageFont
 from generator.card_diagrams import Variant, card_diagram_filename
 from generator.diagram_labels import cjk_characters
 from generator.diagram_names import DIAGRAM_NAMES
-from generator.fonts import diagram_cjk_font
 from generator.errors import BuildError
+from generator.fonts import diagram_cjk_font
 from generator.loader import load_course
 from generator.render import anki
-from generator.render.anki.html import cloze, inline
 from generator.render.anki import lock as anki_lock
+from generator.render.anki import notes as anki_notes
+from generator.render.anki.html import cloze, inline
 from generator.render.anki.lock import read_manifest
 from generator.render.anki.models import NOTE_TYPES, models_snapshot, stable_id
-from generator.render.anki import notes as anki_notes
 from generator.render.anki.notes import ROOT_DECK, build_notes, deck_name, note_guid
 from generator.render.anki.spread import NEW_PER_DAY
 from generator.render.base import RenderJob

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
-
 from card_layout import FRAMES, PHONE, Side, anki_sides, measure
+
 from generator.card_diagrams import MIN_LABEL_PX, WIDTH
 from generator.render import anki
 from generator.render.anki.notes import note_guid

@@ -1,17 +1,15 @@
 """Controls: a check must fail when what it reads from torch is changed, or its written control must fail."""
 from __future__ import annotations
 
+import pytest
+import torch
 import yaml
 from click.testing import CliRunner
 
-import pytest
-
 from generator.cli import main
 from generator.loader import load_course
-from generator.worker import subjects
 from generator.verify import verify
-
-import torch
+from generator.worker import subjects
 
 # a capability this machine lacks (read here, as the worker will): "not-run" requires it, so it is skipped
 ABSENT = next(name for name, present in (("cuda", torch.cuda.is_available()),
@@ -110,8 +108,8 @@ def test_a_written_name_can_be_made_to_ignore_writes(monkeypatch):
     import sys
     import types
 
-    from generator.worker.mutants import apply, variants
     from generator.worker import resolve
+    from generator.worker.mutants import apply, variants
 
     module = types.ModuleType("fake_backend")
     module.flag = False

@@ -14,8 +14,7 @@ from pptx import Presentation
 
 from generator.render.anki.lock import read_manifest
 from generator.render.anki.notes import note_guid
-
-from helpers import CONTENT, torchdeck, import_package, new_collection
+from helpers import CONTENT, import_package, new_collection, torchdeck
 
 FALSE_FACT = "cudnn-benchmark-default"
 

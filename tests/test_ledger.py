@@ -15,8 +15,7 @@ from generator import ledger
 from generator.loader import load_course
 from generator.render.anki.notes import note_guid
 from generator.render.scope import release_union
-
-from helpers import torchdeck, import_package, new_collection
+from helpers import import_package, new_collection, torchdeck
 
 MODULE = textwrap.dedent("""\
     module: torch.backends.cudnn

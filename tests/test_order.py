@@ -14,12 +14,10 @@ import xml.etree.ElementTree as ET
 from pptx import Presentation
 
 from generator.render import anki
-from generator.render.quiz.moodle import moodle_xml
 from generator.render.order import option_order, shown
+from generator.render.quiz.moodle import moodle_xml
 from generator.render.slides import build_presentation
-
 from helpers import CONTENT, import_package, new_collection
-
 
 
 def at_most_40_percent_first(firsts: list[bool]) -> None:

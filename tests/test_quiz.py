@@ -20,10 +20,10 @@ import functools
 import html
 import os
 import pickle
-import shutil
-import sys
 import re
+import shutil
 import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -35,7 +35,8 @@ from pypdf import PdfReader
 
 from generator.cli import main
 from generator.errors import BuildError
-from generator.fonts import FOLDER as FONTS_FOLDER, unprintable_emoji
+from generator.fonts import FOLDER as FONTS_FOLDER
+from generator.fonts import unprintable_emoji
 from generator.ledger import Run
 from generator.loader import load_course
 from generator.model import POINTS, Module

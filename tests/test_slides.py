@@ -14,7 +14,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lxml import etree
 from PIL import Image
 from pptx import Presentation
@@ -22,14 +23,23 @@ from pptx import Presentation
 from generator.diagrams import diagram_png
 from generator.errors import BuildError
 from generator.model import Course, Module
-from generator.render.slides import fit
 from generator.render import slides
 from generator.render.base import RenderJob
+from generator.render.slides import fit
 from generator.render.slides.plan import REVIEW_EVERY
-from generator.wording import WORDS
 from generator.verify import verify
-from helpers import (A, EMU_PER_PT, convert_to_pdf, letters_and_digits, pdf_word_boxes, shape_boxes,
-                     slide_kind, slide_name, word_inside)
+from generator.wording import WORDS
+from helpers import (
+    EMU_PER_PT,
+    A,
+    convert_to_pdf,
+    letters_and_digits,
+    pdf_word_boxes,
+    shape_boxes,
+    slide_kind,
+    slide_name,
+    word_inside,
+)
 
 LAYOUT_OF = {"title": "Title", "outline": "Outline", "section": "Section", "lesson": "Lesson", "diagram": "Diagram",
              "quiz": "Quiz", "answer": "Answer", "review": "Review", "cheatsheet": "Cheat Sheet",

@@ -6,6 +6,10 @@ import sys
 import textwrap
 
 import pytest
+
+# What this machine has, read in the test process: the worker reports the same (test_environment_is_reported),
+# and a fact that requires CUDA runs (and passes) where CUDA is available, is skipped where it is not.
+import torch
 import yaml
 from click.testing import CliRunner
 
@@ -13,10 +17,6 @@ from generator import verify as verify_module
 from generator.cli import main
 from generator.loader import load_course
 from generator.verify import verify
-
-# What this machine has, read in the test process: the worker reports the same (test_environment_is_reported),
-# and a fact that requires CUDA runs (and passes) where CUDA is available, is skipped where it is not.
-import torch
 
 HAS_CUDA = torch.cuda.is_available()
 

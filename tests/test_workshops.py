@@ -23,10 +23,19 @@ from generator.diagrams import diagram_png
 from generator.render import handout, slides
 from generator.render.base import RenderJob
 from generator.wording import WORDS
-from helpers import (A, CONTENT, convert_to_pdf, letters_and_digits, pdf_word_boxes, shape_boxes, slide_kind,
-                     slide_name, torchdeck, word_inside)
 from generator.workshops import BREAK_FROM, REVIEW_AFTER, course_for, schedule, total_minutes
-
+from helpers import (
+    CONTENT,
+    A,
+    convert_to_pdf,
+    letters_and_digits,
+    pdf_word_boxes,
+    shape_boxes,
+    slide_kind,
+    slide_name,
+    torchdeck,
+    word_inside,
+)
 
 SHIPPED = ("intro", "gpu-tuning", "cpu-performance", "tour")
 
@@ -207,7 +216,7 @@ def _recap(takeaway: str) -> str:
 def test_reviews_every_half_hour_from_the_takeaways_just_taught_and_breaks_in_long_ones(built, course, workshop_id):
     job, prs, _ = built[(workshop_id, "en")]
     lessons = {lesson.id: lesson for lesson in course.lessons}
-    taught, since, last = [], 0, None
+    taught, since = [], 0
     for when, minutes, part in _parts(prs):
         kind = slide_kind(part[0])
         if kind == "review":
@@ -603,16 +612,20 @@ def test_every_answer_slide_gives_each_options_reason_under_it(built, course, wo
         for slide in prs.slides:
             if slide_kind(slide) != "answer":
                 continue
-            options = shown(questions[slide_name(slide).split(":")[1]], course)
+            question = questions[slide_name(slide).split(":")[1]]
             lines = _answer_lines(slide)
-            assert len(lines) == 2 * len(options), (slide_name(slide), lines)
+            assert len(lines) == 2 * len(question.options), (slide_name(slide), lines)
             notes = "\n".join(_notes(slide))
-            for option, shown_option, reason in zip(options, lines[::2], lines[1::2]):
-                assert shown_option[:1] in "✔✘" and shown_option.endswith(job.t(option.text).replace("`", ""))
+            seen = set()
+            for shown_option, reason in zip(lines[::2], lines[1::2]):
+                option = next(o for o in question.options if shown_option.endswith(job.t(o.text).replace("`", "")))
+                seen.add(id(option))
+                assert shown_option[:1] == ("✔" if option.correct else "✘"), (slide_name(slide), shown_option)
                 full = _reason_of(job, option)
                 assert reason == full or (reason.endswith("…") and full.startswith(reason[:-1].rstrip())) \
                     or (reason[-1] in ".。!?！？" and full.startswith(reason)), (slide_name(slide), reason, full)
                 assert job.t(option.why).replace("`", "").replace("ℹ ", "") in notes.replace("ℹ ", "")
+            assert len(seen) == len(question.options), (slide_name(slide), lines)
             answered += 1
     assert answered == 2 * sum(len(step.questions) for step in course.workshop(workshop_id).agenda)
 

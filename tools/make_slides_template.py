@@ -1,6 +1,6 @@
 """Write ``templates/slides.pptx``: the 16:9 master, its named layouts and the theme of the workshop deck.
 
-The renderer (``generator/render/slides.py``) picks layouts by the names in ``LAYOUTS``,
+The renderer (``generator/render/slides/``) picks layouts by the names in ``LAYOUTS``,
 reads each layout's title and body placeholders as the boxes to fill, and takes its
 fonts from the theme. A presenter restyles the deck by editing the template in
 PowerPoint (colours, fonts, backgrounds, placeholder positions); this script only
@@ -315,7 +315,7 @@ def main() -> int:
     from generator.atomic import atomic_write_bytes
 
     atomic_write_bytes(TARGET, zipped(package()))
-    print(f"wrote {TARGET.relative_to(ROOT)} ({len(LAYOUTS)} layouts: {', '.join(l.name for l in LAYOUTS)})")
+    print(f"wrote {TARGET.relative_to(ROOT)} ({len(LAYOUTS)} layouts: {', '.join(layout.name for layout in LAYOUTS)})")
     return 0
 
 

@@ -3,7 +3,6 @@ import re
 
 from .kinds import resolve
 
-
 # ------------------------------------------------------------- capabilities
 # The one list of capabilities a fact may name in ``requires`` or ``unless``: name -> how it is
 # detected (what the outputs call it: ``wording.CAPABILITY_NAMES``).
@@ -50,6 +49,7 @@ def detect_capabilities():
 def describe_build():
     """What this torch was built with and which device it sees: the provenance of a run."""
     import platform
+
     import torch
 
     def attempt(fn):

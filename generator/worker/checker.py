@@ -9,12 +9,19 @@ try:
     import fcntl
     import resource
 except ImportError:  # not on Windows: no limits there
-    resource = None
+    resource = None  # type: ignore[assignment]
 
 from .kinds import CODE_KINDS, _mutants, _run_code, check_kind, judge, resolve
 from .limits import OUTPUT_LIMIT, RESULT_LIMIT, UNLIMITED_MEMORY, _cut, _message
-from .processes import (PR_SET_CHILD_SUBREAPER, _end_strays, _limit_cpu, _limit_resources, _prctl,
-    _reap_exited, die_with_parent)
+from .processes import (
+    PR_SET_CHILD_SUBREAPER,
+    _end_strays,
+    _limit_cpu,
+    _limit_resources,
+    _prctl,
+    _reap_exited,
+    die_with_parent,
+)
 from .state import _pristine
 
 
@@ -163,7 +170,7 @@ def _output_size():
         return 0
 
 
-_LIVE = set()  # pids of the checkers the worker has forked and not yet reaped
+_LIVE: set = set()  # pids of the checkers the worker has forked and not yet reaped
 
 
 class Child:
@@ -247,7 +254,7 @@ class Child:
             return ""
 
 
-_TEMP = []
+_TEMP: list = []
 
 
 def _output_file():

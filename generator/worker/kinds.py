@@ -9,7 +9,6 @@ import sys
 
 from .limits import MEMORY_LIMIT, _message, _short
 
-
 _MISSING = object()
 
 
@@ -102,7 +101,7 @@ def _exception_matches(err, name):
 # anything torch): what a fresh interpreter that only ran ``import torch`` has loaded. Checks read it
 # as ``modules_after_import_torch`` instead of starting such an interpreter (two seconds each); a
 # rival's world may add to it, in its own checker. Empty, and not offered, outside a worker.
-MODULES_AFTER_IMPORT_TORCH = set()
+MODULES_AFTER_IMPORT_TORCH: set = set()
 
 
 def _run_code(code):

@@ -5,19 +5,17 @@ import signal
 import sys
 
 try:
-    import fcntl
     import resource
 except ImportError:  # not on Windows: no limits there
-    resource = None
+    resource = None  # type: ignore[assignment]
 
 from .kinds import _open
 from .limits import MEMORY_LIMIT, OUTPUT_LIMIT, THREAD_RESERVE, UNLIMITED_MEMORY
 
-
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 1, 4, 36
 
 
-_LIBC = []
+_LIBC: list = []
 
 
 def _libc():
@@ -144,7 +142,7 @@ def _limit_resources(item):
             pass
 
 
-_MEMORY_BASE = {}  # what the worker uses before forking: read once there, not in every checker
+_MEMORY_BASE: dict = {}  # what the worker uses before forking: read once there, not in every checker
 
 
 def _memory_in_use():

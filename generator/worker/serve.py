@@ -17,8 +17,16 @@ from .checker import _LIVE
 from .controls import run_controls
 from .kinds import CHECK_KINDS, CODE_KINDS, MODULES_AFTER_IMPORT_TORCH, check_kind
 from .limits import _cut
-from .processes import (PR_SET_CHILD_SUBREAPER, PR_SET_DUMPABLE, _MEMORY_BASE, _end_strays, _libc,
-    _memory_in_use, _prctl, die_with_parent)
+from .processes import (
+    _MEMORY_BASE,
+    PR_SET_CHILD_SUBREAPER,
+    PR_SET_DUMPABLE,
+    _end_strays,
+    _libc,
+    _memory_in_use,
+    _prctl,
+    die_with_parent,
+)
 from .state import _namespace_baseline, _pristine_state
 from .supervise import _end_everything, supervise
 

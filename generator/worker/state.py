@@ -6,7 +6,6 @@ import sys
 
 from .kinds import resolve
 
-
 # ------------------------------------------------------------------- state
 FLAGS = (
     "cudnn.enabled", "cudnn.benchmark", "cudnn.benchmark_limit", "cudnn.deterministic",
@@ -122,7 +121,7 @@ def _namespace_state():
             ("tensor_methods", lambda: (len(tensor), tuple(map(id, map(tensor.get, names)))), None)]
 
 
-_BASELINE = []
+_BASELINE: list = []
 
 
 def _namespace_baseline():
@@ -229,7 +228,7 @@ class State:
         return self.read() == before
 
 
-_PRISTINE = []  # [(State, its reading)] taken in the parent before forking: every child starts from it
+_PRISTINE: list = []  # [(State, its reading)] taken in the parent before forking: every child starts from it
 
 
 def _pristine_state():

@@ -4,7 +4,7 @@ import select
 import signal
 import time
 
-from .checker import Child, _LIVE, _needs_own_checker, _parse_result
+from .checker import _LIVE, Child, _needs_own_checker, _parse_result
 from .limits import RESULT_LIMIT, SPARES_PER_SLOT, _cut
 from .processes import _death_reason, _end_strays
 

@@ -18,12 +18,12 @@ import genanki
 from markupsafe import escape
 
 from ...card_diagrams import Variant, card_diagram_filename, card_diagram_png
+from ..base import RenderJob
 from .lock import Changes, Manifest, compare, merged, read_manifest, stamp, write_manifest
 from .models import NOTE_TYPES, stable_id
 from .notes import ROOT_DECK, NoteSpec, build_notes, deck_name
 from .package import PackagedNote, collection, write_apkg
 from .spread import card_positions
-from ..base import RenderJob
 
 STEM = "torch-backends"
 REQUIRED_DIAGRAMS = ("backends-map", "cudnn-flags")  # in every package, whether a card shows them or not

@@ -18,10 +18,10 @@ from ...card_diagrams import Variant, card_diagram_filename
 from ...errors import BuildError
 from ...model import Course, Module
 from ...wording import words
-from .html import cloze, code_block, highlight_ahead, inline
-from .models import NOTE_TYPES, TEMPLATE_DIR
 from ..base import RenderJob
 from ..order import shown as shown_options
+from .html import cloze, code_block, highlight_ahead, inline
+from .models import NOTE_TYPES, TEMPLATE_DIR
 
 ROOT_DECK = "PyTorch torch.backends"
 _CLOZE_NUMBER = re.compile(r"\{\{c(\d+)::")

@@ -18,12 +18,13 @@ from typing import Optional, Sequence
 import typst
 
 from ... import colour, resources
-from ...wording import words as all_words
-from ...fonts import EMOJI, FOLDER as FONTS_FOLDER, EmojiError, emoji_font_folders
 from ...atomic import atomic_write_bytes
 from ...errors import BuildError
+from ...fonts import EMOJI, EmojiError, emoji_font_folders
+from ...fonts import FOLDER as FONTS_FOLDER
 from ...markup import segments
 from ...model import Question
+from ...wording import words as all_words
 from ..base import RenderJob, takes_many_answers
 from .dates import EpochError, edition_date, source_date
 from .gift import gift

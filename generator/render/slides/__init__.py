@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-from pathlib import Path
-
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Optional
 
 from ... import resources
@@ -21,9 +20,9 @@ from ...wording import words as all_words
 from ...workshops import course_for, file_stem
 from ..base import RenderJob
 from .plan import SlidePlan, SlideSpec
+from .words import words
 from .workshop import WorkshopPlan, title_text
 from .writer import PresentationWriter
-from .words import words
 
 TEMPLATE = resources.templates() / "slides.pptx"
 STEM = "torch-backends"
@@ -94,7 +93,10 @@ def title_problems(course, lang: str, workshop: Optional[Workshop] = None, works
 
     wording = words(lang)
     writer = PresentationWriter(template, lang, "", wording["cont"], lambda *_: [], presenting=workshop is not None)
-    t = (lambda text: text.get(lang) if text is not None else "")
+
+    def t(text):
+        return text.get(lang) if text is not None else ""
+
     found = []
 
     def check(title: str, layout: str, file: str, line: int, field: str) -> None:

@@ -27,9 +27,8 @@ from typing import Sequence
 
 from PIL import ImageFont
 
-from ...fonts import bundled_font
-
 from ...errors import BuildError
+from ...fonts import bundled_font
 
 MISSING_EM = 1.25
 AUTOSPACE_EM = 0.3  # LibreOffice puts about 1/4 em between East Asian and other text; PowerPoint does not

@@ -12,7 +12,6 @@ lesson of its module that teaches one of its facts, or at the end of the module.
 from __future__ import annotations
 
 import dataclasses
-
 import io
 import re
 from dataclasses import dataclass

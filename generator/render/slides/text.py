@@ -7,9 +7,8 @@ from dataclasses import dataclass, replace
 from typing import Optional
 
 from ... import colour
-from . import fit
 from ...markup import segments
-
+from . import fit
 
 
 @dataclass(frozen=True)

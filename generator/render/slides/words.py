@@ -1,7 +1,8 @@
 """The slides' phrases (from the one wording table) and the minutes their fixed slides take."""
 from __future__ import annotations
 
-from ...wording import lessons_and_minutes, words as _words
+from ...wording import lessons_and_minutes
+from ...wording import words as _words
 
 __all__ = ["MINUTES", "lessons_and_minutes", "words"]
 

@@ -16,8 +16,7 @@ from urllib.parse import urlsplit
 from ...markup import segments, split_explanation
 from ...model import Lesson, Question, Workshop
 from ...wording import words as all_words
-from ...workshops import (REFERENCE, Segment, agenda_lines, clock, file_stem, lessons_of, schedule,
-                          stretch_of)
+from ...workshops import REFERENCE, Segment, agenda_lines, clock, file_stem, lessons_of, schedule, stretch_of
 from ..order import shown
 from .flow import Block, CodeBlock, TableBlock, TextBlock
 from .plan import Notes, SlidePlan, SlideSpec, letter

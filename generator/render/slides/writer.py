@@ -19,15 +19,16 @@ from typing import Callable, Optional, Sequence
 
 from lxml import etree
 from pptx import Presentation
-from pptx.opc.constants import CONTENT_TYPE as CT, RELATIONSHIP_TYPE as RT
+from pptx.opc.constants import CONTENT_TYPE as CT
+from pptx.opc.constants import RELATIONSHIP_TYPE as RT
 from pptx.opc.packuri import PackURI
 from pptx.oxml import parse_xml
 from pptx.parts.slide import NotesSlidePart, SlidePart
 
 from ...errors import BuildError
-from .plan import SlideSpec
-from .flow import CELL_INSETS, GAP, MIN_PT, Area, Flow, PictureBlock, Placed, TableBlock, TextBlock
 from .drawingml import EMU_PER_PT, clean, fill, notes_xml, paras_xml
+from .flow import CELL_INSETS, GAP, MIN_PT, Area, Flow, PictureBlock, Placed, TableBlock, TextBlock
+from .plan import SlideSpec
 from .text import Para, Span, Typefaces, inline
 
 NS = {"a": "http://schemas.openxmlformats.org/drawingml/2006/main",
