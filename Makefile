@@ -52,6 +52,8 @@ verify: $(STAMP)
 
 lint: $(STAMP)
 	$(TORCHDECK) lint $(ARGS)
+	$(PY) -m ruff check generator tests benchmarks tools
+	$(PY) -m mypy
 
 coverage: $(STAMP)
 	$(TORCHDECK) coverage $(ARGS)
