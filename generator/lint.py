@@ -14,7 +14,7 @@ from typing import Iterator
 from pydantic import BaseModel
 
 from .markup import CLOZE, CODE_SPAN, cloze_blanks, split_explanation
-from .model import Course, Origin
+from .model import ITEM_SECTIONS, SECTIONS, Course, Origin
 from .text import Text
 
 
@@ -60,7 +60,7 @@ def authoring_findings(course: Course) -> list[Finding]:
     """Authoring notes in any text of a card, question or lesson, in either language."""
     findings: list[Finding] = []
     for module in course.modules:
-        for section in ("cards", "questions", "lessons"):
+        for section in ITEM_SECTIONS:
             for item in getattr(module, section):
                 for path, text in texts_of(item):
                     match = next(filter(None, (_AUTHORING.search(t or "") for t in (text.en, text.zh))), None)
@@ -78,7 +78,7 @@ def lint(course: Course) -> list[Finding]:
             value = getattr(module, field)
             if value is None or value.missing():
                 findings.append(Finding(module.module, field, "missing" if value is None else "no zh translation"))
-        for section in ("facts", "cards", "questions", "lessons"):
+        for section in SECTIONS:
             for item in getattr(module, section):
                 where = str(course.where(item.id, section))
                 for path in missing_translations(item):
@@ -367,7 +367,7 @@ def glossary_findings(course: Course) -> list[Finding]:
     files: dict[str, tuple[str, ...]] = {}
     for module in course.modules:
         texts = [(None, module.module, field, getattr(module, field)) for field in ("title", "summary")]
-        for section in ("facts", "cards", "questions", "lessons"):
+        for section in SECTIONS:
             for item in getattr(module, section):
                 texts += [(course.where(item.id, section), item.id, path, text) for path, text in texts_of(item)]
         start = _module_origin(course, module)
@@ -391,7 +391,7 @@ def _discouraged(zh: str) -> list[tuple[Term, str]]:
 
 def _module_origin(course: Course, module) -> Origin:
     """The module's file (its title and summary have no origin of their own)."""
-    for section in ("facts", "cards", "questions", "lessons"):
+    for section in SECTIONS:
         for item in getattr(module, section):
             return Origin(course.where(item.id, section).file, 1)
     return Origin("?", 0)

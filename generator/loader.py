@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from .atomic import atomic_write_bytes, read_regular
 from .diagram_names import DIAGRAM_NAMES
 from .errors import ContentError, Problem
-from .model import Course, Module, Origin, Workshop, WorkshopFile
+from .model import ITEM_SECTIONS, SECTIONS, Course, Module, Origin, Workshop, WorkshopFile
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 Positions = dict[tuple, tuple[int, int]]
@@ -290,7 +290,7 @@ def _cross_check(loaded, problems: list[Problem]) -> dict[tuple[str, str], Origi
             problems.append(Problem(name, *positions[("module",)], "module",
                                     f"{module.module} is already defined in {modules_seen[module.module]}"))
         modules_seen[module.module] = name
-        for section in ("facts", "cards", "questions", "lessons"):
+        for section in SECTIONS:
             for index, item in enumerate(getattr(module, section)):
                 line, col = positions[(section, index)]
                 origin = Origin(name, line)
@@ -303,7 +303,7 @@ def _cross_check(loaded, problems: list[Problem]) -> dict[tuple[str, str], Origi
                     origins[(section, item.id)] = origin
     fact_ids = {item_id for section, item_id in seen if section == "facts"}
     for name, module, positions in loaded:
-        for section in ("cards", "questions", "lessons"):
+        for section in ITEM_SECTIONS:
             for index, item in enumerate(getattr(module, section)):
                 for ref_index, ref in enumerate(item.facts):
                     if ref not in fact_ids:

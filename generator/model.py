@@ -23,6 +23,8 @@ from .worker import CHECK_KINDS as KINDS
 Id = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$", max_length=80)]
 Capability = Literal[tuple(CAPABILITIES)]
 CHECK_KINDS = tuple(KINDS)
+SECTIONS = ("facts", "cards", "questions", "lessons")  # a module file's lists of items, in the order written
+ITEM_SECTIONS = SECTIONS[1:]  # the items learners see, which cite facts
 Difficulty = Annotated[int, Field(ge=1, le=3)]
 Tag = Annotated[str, Field(pattern=r"^[A-Za-z0-9_:.+-]+$")]
 

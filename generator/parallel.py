@@ -81,10 +81,9 @@ def _can_fork() -> bool:
 
 
 def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
+    from .worker.processes import cores
+
+    return cores()
 
 
 def _compute_and_exit(function, argument, fd: int) -> None:  # pragma: no cover - child side

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections import Counter
 
 from .lint import missing_translations
-from .model import Course
+from .model import SECTIONS, Course
 from .verify import STATUSES, Verification
 
 
@@ -32,7 +32,7 @@ def stats_table(course: Course, verification: Verification) -> str:
     for module in course.modules:
         statuses = Counter(verification.results[f.id].status for f in module.facts)
         kinds = Counter(c.kind for c in module.cards)
-        missing = sum(len(missing_translations(item)) for section in ("facts", "cards", "questions", "lessons")
+        missing = sum(len(missing_translations(item)) for section in SECTIONS
                       for item in getattr(module, section))
         missing += sum(1 for t in (module.title, module.summary) if t is None or t.missing())
         row = {"module": module.name, **{s: statuses[s] for s in STATUSES},

@@ -82,6 +82,8 @@ def verified_in(outcomes) -> bool:
     return bool(relevant) and all(status == "pass" for status in relevant)
 
 
+NONE_SHARE = 0.05  # at most this share of the checks that ran may read nothing a control can change
+
 @dataclass(frozen=True)
 class FactResult:
     id: str
@@ -122,6 +124,17 @@ class Verification:
         for result in self.results.values():
             counts[result.status] += 1
         return counts
+
+    def controls_verdict(self) -> Optional[str]:
+        """Why the controls fail the content, or None: a check a control did not catch (``missed``), or
+        more than NONE_SHARE of the checks that ran reading nothing a control can change (``none``)."""
+        counts = self.control_counts()
+        ran = counts["caught"] + counts["missed"] + counts["none"]
+        if counts["missed"] or counts["none"] > NONE_SHARE * ran:
+            return (f"{counts['missed']} check(s) pass whatever torch does and {counts['none']} of {ran} "
+                    f"read nothing a control can change (at most {NONE_SHARE:.0%}); give each a sharper check "
+                    f"or a written control")
+        return None
 
     def control_counts(self) -> dict[str, int]:
         counts = dict.fromkeys(CONTROLS, 0)

@@ -44,7 +44,7 @@ def verification(course):
 @pytest.fixture(scope="session")
 def torch_api():
     """The installed torch.backends' public names (``coverage.scan_api``), scanned once per session."""
-    from generator.coverage import scan_api
+    from generator.api_coverage import scan_api
 
     return scan_api()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from generator import ledger
-from generator.coverage import measure
+from generator.api_coverage import measure
 from generator.lint import lint
 from helpers import CONTENT
 
@@ -50,7 +50,7 @@ def test_the_recorded_run_plumbing_tests_render_from_is_this_torchs_result(cours
 
 def test_every_check_would_notice_its_claim_false(live_verification):
     """``verify --controls``: no check passes whatever torch does; at most 5% read nothing a control can change."""
-    from generator.cli import NONE_SHARE
+    from generator.verify import NONE_SHARE
 
     controls = {r.id: r.control for r in live_verification.results.values()}
     missed = {fact_id: detail for fact_id, (status, detail) in controls.items() if status == "missed"}

@@ -269,7 +269,7 @@ def test_coverage_scans_a_fake_module_tree(tmp_path, monkeypatch):
 
 
 def test_coverage_measures_mentions_and_exclusions(tmp_path):
-    from generator.coverage import measure
+    from generator.api_coverage import measure
 
     (tmp_path / "c.yaml").write_text(textwrap.dedent("""\
         module: torch.backends.cudnn

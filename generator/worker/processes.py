@@ -49,6 +49,14 @@ def die_with_parent(how=signal.SIGKILL):
 
 
 # ------------------------------------------------------------ processes
+def cores() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
 def _children():
     """Pids of this process's children, zombies included (Linux); None where they cannot be listed."""
     me = os.getpid()

@@ -25,6 +25,7 @@ from .processes import (
     _libc,
     _memory_in_use,
     _prctl,
+    cores,
     die_with_parent,
 )
 from .state import _namespace_baseline, _pristine_state
@@ -299,10 +300,7 @@ def _map_in_large_pages():
 
 
 def _cores():
-    try:
-        return min(len(os.sched_getaffinity(0)), 4)
-    except AttributeError:
-        return min(os.cpu_count() or 1, 4)
+    return min(cores(), 4)
 
 
 def _in_child(function, timeout):

@@ -55,7 +55,8 @@ def mentions(fact: Fact) -> set[str]:
 def measure(course: Course, api: dict) -> Coverage:
     mentioned = set().union(*(mentions(f) for f in course.facts)) if course.facts else set()
     excluded = {e.name: e.reason for m in course.modules for e in m.coverage_exclude}
-    covered, uncovered = [], []
+    covered: list[str] = []
+    uncovered: list[str] = []
     for name in api["names"]:
         if name in excluded:
             continue
