@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from generator.model import Course, Module  # noqa: E402
-from generator.render import quiz  # noqa: E402
+from generator.render import quiz, typesetting  # noqa: E402
 from generator.render.base import RenderJob  # noqa: E402
 from generator.verify import FactResult, Verification  # noqa: E402
 
@@ -71,7 +71,7 @@ def synthetic_course(questions: int) -> Course:
 def cold_render(course: Course, lang: str, out_dir: Path) -> float:
     verification = Verification("2.13.0+cpu", "3.11", {}, "2026-01-01",
                                 {f.id: FactResult(f.id, "pass", "", "bench", 1) for f in course.facts})
-    quiz._compiler.cache_clear()
+    typesetting._compiler.cache_clear()
     started = time.perf_counter()
     quiz.render(RenderJob(course, verification, lang, out_dir), quiz.QuizOptions(versions=1))
     return time.perf_counter() - started

@@ -5,9 +5,9 @@ import pytest
 
 from generator.markup import Segment, cloze_answers, cloze_blanks, segments
 from generator.render.anki.html import inline as anki_inline
-from generator.render.quiz import rich
 from generator.render.quiz.moodle import inline_html
 from generator.render.slides.text import inline as slide_inline
+from generator.render.typesetting import rich
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -21,8 +21,18 @@ from ..model import Course, Workshop
 from ..wording import words as all_words
 from ..workshops import REFERENCE, agenda_lines, clock, course_for, file_stem, lessons_of, schedule
 from .base import RenderJob
-from .quiz import CJK_FONT, EMOJI_FONT, FONT_FOLDERS, LATIN_FONT, MONO_FONT, code_lines, emoji_folders, rich, typeset
-from .quiz.dates import edition_date
+from .dates import edition_date
+from .typesetting import (
+    CJK_FONT,
+    EMOJI_FONT,
+    FONT_FOLDERS,
+    LATIN_FONT,
+    MONO_FONT,
+    code_lines,
+    emoji_folders,
+    rich,
+    typeset,
+)
 
 TEMPLATE = resources.templates() / "handout.typ"
 

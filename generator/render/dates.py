@@ -9,8 +9,8 @@ from __future__ import annotations
 import datetime
 from typing import Optional
 
-from ...epoch import EpochError, source_date
-from ...verify import Verification
+from ..epoch import EpochError, source_date
+from ..verify import Verification
 
 __all__ = ["EpochError", "edition_date", "source_date"]
 
