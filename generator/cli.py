@@ -337,6 +337,16 @@ def jobs(course, verification, lang, out_dir):
     return [RenderJob(course, verification, code, Path(out_dir)) for code in languages(lang)]
 
 
+def rendered(name: str, course, verification, lang, out_dir, options) -> list[Path]:
+    """Every file output ``name`` (``render.OUTPUTS``) writes for each language asked for, each path once."""
+    from .render import output
+
+    paths: list[Path] = []
+    for job in jobs(course, verification, lang, out_dir):
+        paths += [path for path in output(name).render(job, options) if path not in paths]
+    return paths
+
+
 def deck_stem(course: Course, modules) -> str:
     """``torch-backends``, or ``torch-backends.cudnn+mha`` for a selection, so that a
     partial deck never replaces the whole one."""
@@ -452,8 +462,7 @@ def deck(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, 
             click.echo(anki.diff(job, lock, base).describe())
         return
     options = anki.AnkiOptions(lock=lock, stem=deck_stem(course, modules), base=base)
-    paths = [path for job in jobs(course, verification, lang, out_dir) for path in anki.render(job, options)]
-    finish("deck", paths, started, verification, quiet)
+    finish("deck", rendered("anki", course, verification, lang, out_dir, options), started, verification, quiet)
 
 
 def lock_paths(content_dir, out_dir, python=None, update_lock=None) -> tuple[Path, Path | None]:
@@ -534,8 +543,7 @@ def slides(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache
         content_dir, modules, out_dir, quiet, python, timeout, no_cache, strict, workshop_id, start,
         preflight=lambda workshop: check_titles(lang, workshop, content_dir))
     options = slides_output.SlidesOptions(per_module=bool(modules), workshop=workshop, start=clock)
-    paths = [path for job in jobs(course, verification, lang, out_dir) for path in slides_output.render(job, options)]
-    finish("slides", paths, started, verification, quiet)
+    finish("slides", rendered("slides", course, verification, lang, out_dir, options), started, verification, quiet)
 
 
 @main.command()
@@ -550,9 +558,7 @@ def handout(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cach
         content_dir, modules, out_dir, quiet, python, timeout, no_cache, strict, workshop_id, start, required=True,
         preflight=lambda _workshop: check_emoji(content_dir))
     options = handout_output.HandoutOptions(workshop=workshop, start=clock)
-    paths = [path for job in jobs(course, verification, lang, out_dir) for path in handout_output.render(job, options)]
-    paths.append(handout_output.write_script(course, workshop, Path(out_dir)))
-    finish("handout", paths, started, verification, quiet)
+    finish("handout", rendered("handout", course, verification, lang, out_dir, options), started, verification, quiet)
 
 
 @main.command()
@@ -593,12 +599,10 @@ def quiz(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, 
     options = quiz_output.QuizOptions(tags=tags, difficulty=difficulty, count=count, per_module=per_module,
                                       everything=everything, versions=versions, seed=seed, paper=paper, title=title,
                                       name=name)
-    paths = []
-    for job in jobs(course, verification, lang, out_dir):
-        try:
-            paths += quiz_output.render(job, options)
-        except quiz_output.SelectionError as err:
-            raise click.UsageError(str(err)) from None
+    try:
+        paths = rendered("quiz", course, verification, lang, out_dir, options)
+    except quiz_output.SelectionError as err:
+        raise click.UsageError(str(err)) from None
     finish("quiz", paths, started, verification, quiet)
 
 
@@ -610,7 +614,7 @@ def quiz(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, 
 @guarded
 def build(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict, update_lock):
     """Verify once, then build every output (deck, slides, quizzes) with its defaults."""
-    from .render import OUTPUTS, options, output
+    from .render import in_build, options
 
     started = time.perf_counter()
     check_source_date()
@@ -621,11 +625,10 @@ def build(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache,
               "slides": options("slides", per_module=bool(modules)),
               "quiz": options("quiz")}
     paths = []
-    for job in jobs(course, verification, lang, out_dir):
-        for name in OUTPUTS:
-            if name == "quiz" and not course.questions:  # a selection without questions gets no quiz
-                continue
-            paths += output(name).render(job, chosen[name])
+    for name in in_build():
+        if name == "quiz" and not course.questions:  # a selection without questions gets no quiz
+            continue
+        paths += rendered(name, course, verification, lang, out_dir, chosen[name])
     finish("build", paths, started, verification, quiet)
 
 

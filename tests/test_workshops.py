@@ -399,8 +399,7 @@ def handouts(course, verification, tmp_path_factory):
     for workshop in course.workshops:
         for lang in ("en", "zh"):
             job = RenderJob(course, verification, lang, out)
-            pdfs[(workshop.id, lang)], = handout.render(job, handout.HandoutOptions(workshop, START))
-        scripts[workshop.id] = handout.write_script(course, workshop, out)
+            pdfs[(workshop.id, lang)], scripts[workshop.id] = handout.render(job, handout.HandoutOptions(workshop, START))
     return pdfs, scripts
 
 
@@ -474,7 +473,7 @@ def test_the_handout_is_the_same_whatever_day_its_checks_ran(course, verificatio
     built = []
     for day in ("2026-01-02", "2031-12-30"):
         job = RenderJob(course, dataclasses.replace(recorded, date=day), "en", tmp_path / day)
-        (pdf,) = handout.render(job, handout.HandoutOptions(intro, START))
+        pdf, _script = handout.render(job, handout.HandoutOptions(intro, START))
         built.append(pdf.read_bytes())
         assert day not in _squeeze(subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True,
                                                    text=True, check=True).stdout)

@@ -1,13 +1,14 @@
 """What every renderer shares: the job it is given, and how it words verification status.
 
-A renderer module exposes ``render(job: RenderJob, **options) -> list[Path]`` and
-writes every file through ``generator.atomic``. Renderers know nothing of each other.
+An output (``Output``) exposes an options type and ``render(job: RenderJob, options) -> list[Path]``,
+and writes every file through ``generator.atomic``. Outputs know nothing of each other.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any, Protocol
 
 from .. import ledger
 from ..model import Course
@@ -17,6 +18,14 @@ from ..wording import CAPABILITY_NAMES, words
 from .scope import release_union
 
 _LANG_INDEX = {"en": 0, "zh": 1}
+
+
+class Output(Protocol):
+    """What every output (``render/<name>/``, listed in ``render.OUTPUTS``) provides."""
+
+    def render(self, job: RenderJob, options: Any) -> list[Path]:
+        """Write the output's files for ``job`` (one language); the paths written."""
+        ...
 _BUILD_CAPABILITIES = ("cuda-built", "rocm-built", "cudnn-built", "mps-built")
 
 

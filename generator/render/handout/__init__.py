@@ -14,15 +14,15 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import resources
-from ..atomic import atomic_write_bytes, atomic_write_text
-from ..fonts import EMOJI
-from ..model import Course, Workshop
-from ..wording import words as all_words
-from ..workshops import REFERENCE, agenda_lines, clock, course_for, file_stem, lessons_of, schedule
-from .base import RenderJob
-from .dates import edition_date
-from .typesetting import (
+from ... import resources
+from ...atomic import atomic_write_bytes, atomic_write_text
+from ...fonts import EMOJI
+from ...model import Course, Workshop
+from ...wording import words as all_words
+from ...workshops import REFERENCE, agenda_lines, clock, course_for, file_stem, lessons_of, schedule
+from ..base import RenderJob
+from ..dates import edition_date
+from ..typesetting import (
     CJK_FONT,
     EMOJI_FONT,
     FONT_FOLDERS,
@@ -44,11 +44,13 @@ class HandoutOptions:
 
 
 def render(job: RenderJob, options: HandoutOptions) -> list[Path]:
-    """Write ``build/workshop-<id>.<lang>.handout.pdf``."""
+    """Write ``build/workshop-<id>.<lang>.handout.pdf`` and the workshop's script, ``build/workshop-<id>.py``
+    (the same for every language)."""
+    script_path = write_script(job.course, options.workshop, job.out_dir)
     job = dataclasses.replace(job, course=course_for(options.workshop, job.course))
     path = job.output(file_stem(options.workshop), ".handout.pdf")
     atomic_write_bytes(path, typeset(handout_data(job, options), TEMPLATE))
-    return [path]
+    return [path, script_path]
 
 
 def handout_data(job: RenderJob, options: HandoutOptions) -> dict:
