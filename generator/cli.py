@@ -4,6 +4,7 @@ Exit codes: 0 ok; 1 a fact failed or an output could not be made; 2 bad input or
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import math
@@ -14,8 +15,10 @@ from typing import TYPE_CHECKING
 
 import click
 
+from . import pipeline
 from .errors import BuildError, ContentError
-from .verify import STATUSES, Verification, VerifyError, start_worker_if_cold, verify
+from .pipeline import BuildRequest
+from .verify import STATUSES, Verification, VerifyError
 
 if TYPE_CHECKING:
     from .model import Course
@@ -159,121 +162,53 @@ def check_source_date() -> None:
         raise click.UsageError(str(err)) from None
 
 
-def load(content_dir: str, modules=(), cache_dir=None) -> Course:
+def request_of(content_dir, out_dir="build", lang="all", modules=(), quiet=False, python=None, timeout=10.0,
+               no_cache=False, strict=False) -> BuildRequest:
+    """The one request object a command's options make."""
+    return BuildRequest(content=content_dir, out=out_dir, lang=lang, modules=tuple(modules), python=python,
+                        timeout=timeout, no_cache=no_cache, strict=strict, quiet=quiet)
+
+
+def as_click(err: Exception) -> click.ClickException:
+    """A stage's error as the command line reports it: bad input exit 2, a failure exit 1."""
+    if isinstance(err, ContentError):
+        return bad_input(err, err.where or "the input")
+    if isinstance(err, pipeline.OptionError):
+        return click.BadParameter(str(err), param_hint=err.option) if err.option else click.UsageError(str(err))
+    return Failure(str(err))
+
+
+def load(content_dir: str, modules=()) -> Course:
     """The course, or a clean exit 2 listing every problem of the input."""
-    from .loader import load_course
-
     try:
-        course = load_course(content_dir, cache_dir)
-    except ContentError as err:
-        raise bad_input(err, content_dir) from None
-    unknown = [m for m in modules if not course.select([m]).modules]
-    if unknown:
-        known = ", ".join(m.name for m in course.modules)
-        raise click.BadParameter(f"no module named {', '.join(unknown)} (known: {known})", param_hint="--module")
-    return course.select(modules)
+        return pipeline.load(content_dir, modules)
+    except (ContentError, pipeline.OptionError) as err:
+        raise as_click(err) from None
 
 
-def load_and_verify(content_dir, modules, *, python, timeout, no_cache, out_dir, quiet, controls=False,
-                    preflight=None):
-    """The course and what torch says of its facts.
+def progress_bar(request: BuildRequest):
+    """A progress bar on stderr while facts are checked, where a person watches (a terminal, not --quiet)."""
+    if request.quiet or not sys.stderr.isatty():
+        return None
 
-    With nothing cached, the worker starts before the content loads, so that
-    its ``import torch`` overlaps the YAML parsing. ``preflight(course)``, called before any fact is checked,
-    raises what the outputs would fail on half-way (a title too long for a slide).
-    """
-    cache_dir = None if no_cache else Path(out_dir) / ".cache"
-    worker = start_worker_if_cold(python, cache_dir)
-    try:
-        course = load(content_dir, modules, cache_dir)
-        if preflight is not None:
-            preflight(course)
-    except BaseException:
-        if worker:
-            worker.cancel()
-        raise
-    show_bar = not quiet and sys.stderr.isatty()
-    try:
-        if show_bar:
-            with click.progressbar(length=len(course.facts), label="verifying facts", file=sys.stderr) as bar:
-                verification = verify(course, python=python, timeout=timeout, cache_dir=cache_dir,
-                                      progress=bar.update, worker=worker, controls=controls)
-        else:
-            verification = verify(course, python=python, timeout=timeout, cache_dir=cache_dir, worker=worker,
-                                  controls=controls)
-    except VerifyError as err:
-        raise Failure(str(err)) from None
-    return course, verification
+    @contextlib.contextmanager
+    def bar(course):
+        with click.progressbar(length=len(course.facts), label="verifying facts", file=sys.stderr) as shown:
+            yield shown.update
+
+    return bar
 
 
-def check_ledger(content_dir, course: Course) -> None:
-    """Every ledger file readable as a run (a bad date or value: exit 2 with its file:line)."""
-    from . import ledger
-
-    try:
-        ledger.load(content_dir, course)
-    except ContentError as err:
-        raise bad_input(err, ledger.folder_of(content_dir)) from None
+def rendered(name: str, request: BuildRequest, course: Course, verification: Verification, options) -> list[Path]:
+    return pipeline.rendered(name, request, pipeline.Verified(course, verification), options)
 
 
-def check_emoji(content_dir):
-    """A preflight (``load_and_verify``): every emoji of the content drawn by the shipped cut or the system's
-    emoji font; else exit 2 with each one's file:line (a quiz or handout would fail half-way)."""
-    def preflight(_course):
-        from .errors import Problem
-        from .fonts import EmojiError, located_emoji_nowhere
-
-        found = located_emoji_nowhere(sorted(Path(content_dir).glob("*.yaml")))
-        if found:
-            reason = str(EmojiError(sorted({emoji for *_, emoji in found})))
-            raise bad_input(ContentError([Problem(file, line, 1, "", f"{reason}; remove it, or install a font "
-                                                                     "with it") for file, line, _ in found]),
-                            content_dir)
-
-    return preflight
-
-
-def check_lock(lock: Path, base: Path | None):
-    """A preflight (``load_and_verify``): the deck's lock and the one read under it are manifests; else exit 2
-    with the file:line."""
-    def preflight(_course):
-        from .render import anki
-
-        try:
-            anki.read_lock(lock, base)
-        except BuildError as err:
-            raise click.UsageError(f"{err}; nothing was written") from None
-
-    return preflight
-
-
-def check_titles(lang: str, workshop=None, content_dir=None):
-    """A preflight (``load_and_verify``): every title the content gives a slide fits it; else exit 2."""
-    def preflight(course):
-        from .render import slides as slides_output
-        from .workshops import course_for
-
-        shown = course_for(workshop, course) if workshop is not None else course
-        file = Path(content_dir) / "workshops.yaml" if content_dir is not None else None
-        problems = [p for code in languages(lang) for p in slides_output.title_problems(shown, code, workshop, file)]
-        if problems:
-            raise bad_input(ContentError(problems), "the slide titles")
-
-    return preflight
-
-
-def with_ledger(verification: Verification, course: Course, content_dir) -> Verification:
-    """``verification`` with the runs the ledger recorded elsewhere (other torches, other machines)."""
-    import dataclasses
-
-    from . import ledger
-
-    try:
-        runs = ledger.load(content_dir, course)
-    except ContentError as err:
-        raise bad_input(err, ledger.folder_of(content_dir)) from None
-    here = ledger.label(verification.torch, verification.build)
-    return dataclasses.replace(verification, elsewhere=tuple(r for r in runs if r.label != here))
+def verified(request: BuildRequest, *preflights) -> tuple[Course, Verification]:
+    """The course to render: with ``--strict``, exit 1 when a fact does not hold; otherwise the course
+    without the items that rest on such a fact (each one is listed)."""
+    built = pipeline.verified(request, preflights, progress_bar(request))
+    report_problems(built.verification, built.left_out)
+    return built.course, built.verification
 
 
 def report_problems(verification: Verification, left_out=None) -> None:
@@ -304,57 +239,6 @@ def counts_line(verification: Verification) -> str:
     return ", ".join(f"{counts[s]} {s}" for s in STATUSES)
 
 
-def languages(lang: str) -> tuple[str, ...]:
-    from .text import LANGS
-
-    return LANGS if lang == "all" else (lang,)
-
-
-def verified_course(content_dir, modules, out_dir, quiet, python=None, timeout=10.0, no_cache=False,
-                    strict=False, preflight=None):
-    """The course to render: with ``strict``, exit 1 when a fact does not hold; otherwise the
-    course without the items that rest on such a fact (each one is listed)."""
-    def checked(course):
-        check_ledger(content_dir, course)
-        for check in preflight if isinstance(preflight, (list, tuple)) else [preflight]:
-            if check is not None:
-                check(course)
-
-    course, verification = load_and_verify(content_dir, modules, python=python, timeout=timeout,
-                                           no_cache=no_cache, out_dir=out_dir, quiet=quiet, preflight=checked)
-    verification = with_ledger(verification, course, content_dir)
-    if strict:
-        report_problems(verification)
-        return course, verification
-    course, left_out = course.without_facts(r.id for r in verification.problems)
-    report_problems(verification, left_out)
-    return course, verification
-
-
-def jobs(course, verification, lang, out_dir):
-    from .render.base import RenderJob
-
-    return [RenderJob(course, verification, code, Path(out_dir)) for code in languages(lang)]
-
-
-def rendered(name: str, course, verification, lang, out_dir, options) -> list[Path]:
-    """Every file output ``name`` (``render.OUTPUTS``) writes for each language asked for, each path once."""
-    from .render import output
-
-    paths: list[Path] = []
-    for job in jobs(course, verification, lang, out_dir):
-        paths += [path for path in output(name).render(job, options) if path not in paths]
-    return paths
-
-
-def deck_stem(course: Course, modules) -> str:
-    """``torch-backends``, or ``torch-backends.cudnn+mha`` for a selection, so that a
-    partial deck never replaces the whole one."""
-    if not modules:
-        return "torch-backends"
-    return "torch-backends." + "+".join(m.name for m in course.modules)
-
-
 def finish(what: str, paths, started: float, verification: Verification, quiet: bool = False) -> None:
     if not quiet:
         for path in paths:
@@ -371,10 +255,8 @@ def guarded(function):
     def wrapper(*args, **kwargs):
         try:
             return function(*args, **kwargs)
-        except ContentError as err:
-            raise bad_input(err, "the input") from None
-        except BuildError as err:
-            raise Failure(str(err)) from None
+        except (ContentError, pipeline.OptionError, BuildError, VerifyError) as err:
+            raise as_click(err) from None
         except OSError as err:
             where = f" {err.filename}" if err.filename else ""
             raise Failure(f"cannot read or write{where}: {err.strerror or err}") from None
@@ -403,8 +285,8 @@ def verify_command(content_dir, out_dir, lang, modules, quiet, python, timeout, 
     from .report import markdown_report
 
     started = time.perf_counter()
-    course, verification = load_and_verify(content_dir, modules, python=python, timeout=timeout,
-                                           no_cache=no_cache, out_dir=out_dir, quiet=quiet, controls=controls)
+    request = request_of(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache)
+    course, verification = pipeline.load_and_verify(request, controls=controls, progress=progress_bar(request))
     if json_path:
         atomic_write_text(json_path, json.dumps(verification.as_json(), indent=2, ensure_ascii=False) + "\n")
     if report_path:
@@ -452,36 +334,18 @@ def report_controls(verification: Verification, quiet: bool) -> None:
 def deck(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict, update_lock, diff):
     """Build the Anki packages (one per language)."""
     from .render import anki
+    from .render.base import RenderJob
 
     started = time.perf_counter()
-    lock, base = lock_paths(content_dir, out_dir, python, update_lock)
-    course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache,
-                                           strict, check_lock(lock, base))
+    request = request_of(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict)
+    lock, base = pipeline.lock_paths(request, update_lock)
+    course, verification = verified(request, pipeline.lock_preflight(lock, base))
     if diff:
-        for job in jobs(course, verification, lang, out_dir):
-            click.echo(anki.diff(job, lock, base).describe())
+        for code in request.languages:
+            click.echo(anki.diff(RenderJob(course, verification, code, Path(out_dir)), lock, base).describe())
         return
-    options = anki.AnkiOptions(lock=lock, stem=deck_stem(course, modules), base=base)
-    finish("deck", rendered("anki", course, verification, lang, out_dir, options), started, verification, quiet)
-
-
-def lock_paths(content_dir, out_dir, python=None, update_lock=None) -> tuple[Path, Path | None]:
-    """``(the lock this build writes, the lock read under it or None)`` (``check_lock`` checks them).
-
-    The content's ``deck.lock`` is brought up to date only by a build of a course in a checkout or folder of
-    its own (never an installed torchdeck's) with this interpreter's torch, or with ``--update-lock``:
-    another torch (``--python``) words every card's verification differently, and would otherwise rewrite
-    every entry. Such a build writes ``<out>/deck.lock``, read over the content's."""
-    from .resources import is_packaged
-
-    content_lock = Path(content_dir) / "deck.lock"
-    packaged = is_packaged(content_dir)
-    if update_lock and packaged:
-        raise click.UsageError("--update-lock: the course of an installed torchdeck is never written to; build a "
-                               "copy (--content) or a checkout instead")
-    if update_lock is None:
-        update_lock = not packaged and python is None
-    return (content_lock, None) if update_lock else (Path(out_dir) / "deck.lock", content_lock)
+    options = anki.AnkiOptions(lock=lock, stem=pipeline.deck_stem(course, modules), base=base)
+    finish("deck", rendered("anki", request, course, verification, options), started, verification, quiet)
 
 
 def workshop_options(command):
@@ -522,13 +386,11 @@ def workshop_build_options(command):
     return common_options(verify_options(strict_option(workshop_options(guarded(command)))))
 
 
-def verified_workshop(content_dir, modules, out_dir, quiet, python, timeout, no_cache, strict, workshop_id, start,
-                      required=False, preflight=None):
+def verified_workshop(request: BuildRequest, workshop_id, start, required=False, preflight=None):
     """``(workshop or None, start, course, verification)``: the workshop asked for is checked first, then the
     course is verified as every build verifies it. ``preflight(workshop)``: a preflight for that workshop."""
-    workshop, clock = chosen_workshop(content_dir, workshop_id, start, modules, required)
-    course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache, strict,
-                                           preflight(workshop) if preflight else None)
+    workshop, clock = chosen_workshop(request.content, workshop_id, start, request.modules, required)
+    course, verification = verified(request, preflight(workshop) if preflight else None)
     return workshop, clock, course, verification
 
 
@@ -539,11 +401,11 @@ def slides(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache
     from .render import slides as slides_output
 
     started = time.perf_counter()
+    request = request_of(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict)
     workshop, clock, course, verification = verified_workshop(
-        content_dir, modules, out_dir, quiet, python, timeout, no_cache, strict, workshop_id, start,
-        preflight=lambda workshop: check_titles(lang, workshop, content_dir))
+        request, workshop_id, start, preflight=lambda workshop: pipeline.titles_preflight(request, workshop))
     options = slides_output.SlidesOptions(per_module=bool(modules), workshop=workshop, start=clock)
-    finish("slides", rendered("slides", course, verification, lang, out_dir, options), started, verification, quiet)
+    finish("slides", rendered("slides", request, course, verification, options), started, verification, quiet)
 
 
 @main.command()
@@ -554,11 +416,11 @@ def handout(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cach
 
     started = time.perf_counter()
     check_source_date()
+    request = request_of(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict)
     workshop, clock, course, verification = verified_workshop(
-        content_dir, modules, out_dir, quiet, python, timeout, no_cache, strict, workshop_id, start, required=True,
-        preflight=lambda _workshop: check_emoji(content_dir))
+        request, workshop_id, start, required=True, preflight=lambda _workshop: pipeline.emoji_preflight(content_dir))
     options = handout_output.HandoutOptions(workshop=workshop, start=clock)
-    finish("handout", rendered("handout", course, verification, lang, out_dir, options), started, verification, quiet)
+    finish("handout", rendered("handout", request, course, verification, options), started, verification, quiet)
 
 
 @main.command()
@@ -594,13 +456,13 @@ def quiz(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, 
     except quiz_output.SelectionError as err:
         raise click.UsageError(str(err)) from None
     started = time.perf_counter()
-    course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache,
-                                           strict, check_emoji(content_dir))
+    request = request_of(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict)
+    course, verification = verified(request, pipeline.emoji_preflight(content_dir))
     options = quiz_output.QuizOptions(tags=tags, difficulty=difficulty, count=count, per_module=per_module,
                                       everything=everything, versions=versions, seed=seed, paper=paper, title=title,
                                       name=name)
     try:
-        paths = rendered("quiz", course, verification, lang, out_dir, options)
+        paths = rendered("quiz", request, course, verification, options)
     except quiz_output.SelectionError as err:
         raise click.UsageError(str(err)) from None
     finish("quiz", paths, started, verification, quiet)
@@ -618,17 +480,18 @@ def build(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache,
 
     started = time.perf_counter()
     check_source_date()
-    lock, base = lock_paths(content_dir, out_dir, python, update_lock)
-    course, verification = verified_course(content_dir, modules, out_dir, quiet, python, timeout, no_cache, strict,
-                                           [check_lock(lock, base), check_emoji(content_dir), check_titles(lang)])
-    chosen = {"anki": options("anki", lock=lock, base=base, stem=deck_stem(course, modules)),
+    request = request_of(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict)
+    lock, base = pipeline.lock_paths(request, update_lock)
+    course, verification = verified(request, pipeline.lock_preflight(lock, base), pipeline.emoji_preflight(content_dir),
+                                    pipeline.titles_preflight(request))
+    chosen = {"anki": options("anki", lock=lock, base=base, stem=pipeline.deck_stem(course, modules)),
               "slides": options("slides", per_module=bool(modules)),
               "quiz": options("quiz")}
     paths = []
     for name in in_build():
         if name == "quiz" and not course.questions:  # a selection without questions gets no quiz
             continue
-        paths += rendered(name, course, verification, lang, out_dir, chosen[name])
+        paths += rendered(name, request, course, verification, chosen[name])
     finish("build", paths, started, verification, quiet)
 
 
@@ -801,12 +664,13 @@ def coverage_command(content_dir, out_dir, lang, modules, quiet, python, json_pa
 @main.command("stats")
 @common_options
 @verify_options
+@guarded
 def stats_command(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache):
     """Counts per module: facts by status, cards by kind, questions, lessons, missing translations."""
     from .report import stats_table
 
-    course, verification = load_and_verify(content_dir, modules, python=python, timeout=timeout,
-                                           no_cache=no_cache, out_dir=out_dir, quiet=quiet)
+    request = request_of(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache)
+    course, verification = pipeline.load_and_verify(request, progress=progress_bar(request))
     click.echo(stats_table(course, verification))
 
 

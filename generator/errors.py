@@ -20,11 +20,13 @@ class Problem:
 
 
 class ContentError(Exception):
-    """Bad input: every problem found in one run, reported together (exit code 2)."""
+    """Bad input: every problem found in one run, reported together (exit code 2); ``where``: the input
+    they are in (a folder, "the slide titles"), where the raiser knows it."""
 
-    def __init__(self, problems: list[Problem]):
+    def __init__(self, problems: list[Problem], where: str | None = None):
         self.problems = sorted(problems, key=lambda p: (p.file, p.line, p.col, p.field))
-        super().__init__(f"{len(self.problems)} problem(s) in the content")
+        self.where = where
+        super().__init__(f"{len(self.problems)} problem(s) in {where or 'the content'}")
 
     def __str__(self) -> str:
         return "\n".join(str(p) for p in self.problems)
