@@ -33,15 +33,15 @@ _WORDS = re.compile(r"[\x21-\x7e]+ *| +|[^\x00-\x7f] *")  # an ASCII word, or on
 
 
 @dataclass(frozen=True)
-class Palette:
+class DiagramColours:
     paper: tuple[int, int, int]
     ink: tuple[int, int, int]
     muted: tuple[int, int, int]
     on_accent: tuple[int, int, int] = (255, 255, 255)
 
 
-LIGHT = Palette(paper=(255, 255, 255), ink=(29, 33, 37), muted=(92, 102, 112))
-NIGHT = Palette(paper=(31, 32, 35), ink=(228, 230, 232), muted=(162, 171, 180))  # card.css's night --bg, --fg, --muted
+LIGHT = DiagramColours(paper=(255, 255, 255), ink=(29, 33, 37), muted=(92, 102, 112))
+NIGHT = DiagramColours(paper=(31, 32, 35), ink=(228, 230, 232), muted=(162, 171, 180))  # card.css's night --bg, --fg, --muted
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class Variant:
     night: bool
 
     @property
-    def palette(self) -> Palette:
+    def palette(self) -> DiagramColours:
         return NIGHT if self.night else LIGHT
 
 
@@ -88,7 +88,7 @@ def _font(size: int, bold: bool, cjk: bool):
 class _Pen:
     """Draws wrapped text, boxes and arrows in one palette; every method returns the bottom it drew to."""
 
-    def __init__(self, draw: ImageDraw.ImageDraw, palette: Palette, words: dict[str, str]):
+    def __init__(self, draw: ImageDraw.ImageDraw, palette: DiagramColours, words: dict[str, str]):
         self.draw, self.palette, self.words = draw, palette, words
 
     def lines(self, text: str, width: float, size: int, bold: bool) -> list[tuple[str, ImageFont.FreeTypeFont]]:

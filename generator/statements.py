@@ -19,7 +19,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(\"'0-9])|(?<=[。！？])")
 
 
 @dataclass(frozen=True)
-class Text:
+class LearnerText:
     """One text of an item that states or explains, and the outputs that show it."""
 
     section: str  # cards, questions, lessons
@@ -36,40 +36,40 @@ class Text:
         return split_explanation(self.en)
 
 
-def texts(course) -> Iterator[Text]:
+def texts(course) -> Iterator[LearnerText]:
     """Every stating text of the course's cards, questions and lessons (English)."""
     for module in course.modules:
         for card in module.cards:
             yield from _card_texts(card)
         for question in module.questions:
             for index, option in enumerate(question.options):
-                yield Text("questions", question, f"options[{index}].why", option.why.en, ("slides", "quiz"))
+                yield LearnerText("questions", question, f"options[{index}].why", option.why.en, ("slides", "quiz"))
         for lesson in module.lessons:
             for index, point in enumerate(lesson.points):
-                yield Text("lessons", lesson, f"points[{index}]", point.en, ("slides",))
+                yield LearnerText("lessons", lesson, f"points[{index}]", point.en, ("slides",))
             if lesson.table:
                 for row_index, row in enumerate(lesson.table.rows):
                     line = "; ".join(cell.en for cell in row)
-                    yield Text("lessons", lesson, f"table.rows[{row_index}]", line, ("slides",))
+                    yield LearnerText("lessons", lesson, f"table.rows[{row_index}]", line, ("slides",))
             if lesson.takeaway:
-                yield Text("lessons", lesson, "takeaway", lesson.takeaway.en, ("slides",))
+                yield LearnerText("lessons", lesson, "takeaway", lesson.takeaway.en, ("slides",))
             if lesson.analogy:
-                yield Text("lessons", lesson, "analogy", lesson.analogy.en, ("slides",), explanation_only=True)
+                yield LearnerText("lessons", lesson, "analogy", lesson.analogy.en, ("slides",), explanation_only=True)
 
 
-def _card_texts(card) -> Iterator[Text]:
+def _card_texts(card) -> Iterator[LearnerText]:
     anki = ("anki",)
     if card.kind in ("basic", "reverse", "code"):
-        yield Text("cards", card, "back", card.back.en, anki)
+        yield LearnerText("cards", card, "back", card.back.en, anki)
     elif card.kind == "cloze":
-        yield Text("cards", card, "text", cloze_answers(card.text.en), anki)
+        yield LearnerText("cards", card, "text", cloze_answers(card.text.en), anki)
         if card.back_extra:
-            yield Text("cards", card, "back_extra", card.back_extra.en, anki)
+            yield LearnerText("cards", card, "back_extra", card.back_extra.en, anki)
     elif card.kind == "mcq":
         for index, option in enumerate(card.options):
-            yield Text("cards", card, f"options[{index}].why", option.why.en, anki)
+            yield LearnerText("cards", card, f"options[{index}].why", option.why.en, anki)
     if card.extra:
-        yield Text("cards", card, "extra", card.extra.en, anki)
+        yield LearnerText("cards", card, "extra", card.extra.en, anki)
 
 
 def sentences(text: str) -> list[str]:
@@ -98,7 +98,7 @@ _GPU_BEHAVIOUR = re.compile(r"\b(Ampere|Hopper|Volta|Turing|Blackwell|Tensor Cor
 GPU_CAPABILITIES = ("cuda", "cudnn", "mps")
 
 
-def number_findings(course, text: Text) -> list[str]:
+def number_findings(course, text: LearnerText) -> list[str]:
     """Numbers the fact part states that none of the item's cited facts (nor its own prompt) mentions."""
     fact, _ = text.parts
     stated = {n for n in _NUMBER.findall(fact) if n not in _TRIVIAL}
@@ -108,7 +108,7 @@ def number_findings(course, text: Text) -> list[str]:
     return sorted(stated - known, key=lambda n: fact.find(n))
 
 
-def gpu_finding(course, text: Text) -> str:
+def gpu_finding(course, text: LearnerText) -> str:
     """The GPU-behaviour word the fact part uses where no cited fact needs a GPU; '' otherwise."""
     fact, _ = text.parts
     found = _GPU_BEHAVIOUR.search(fact)

@@ -27,7 +27,7 @@ REFERENCE = "https://docs.pytorch.org/docs/stable/backends.html"  # where every 
 
 
 @dataclass(frozen=True)
-class Segment:
+class Slot:
     """One timed part: ``kind`` is opening, section, lesson, question, review, break or closing.
 
     ``ref`` is the lesson or question id, the module's short name, or '' ; ``lessons`` are the ids a
@@ -45,17 +45,17 @@ class Segment:
         return self.start + self.minutes
 
 
-def schedule(workshop: Workshop, course: Course) -> tuple[Segment, ...]:
+def schedule(workshop: Workshop, course: Course) -> tuple[Slot, ...]:
     """The workshop's segments in order. A lesson or question the course does not hold (left out because
     a fact it rests on failed) is skipped: the timetable is that of what is shown."""
     lessons = {lesson.id: (module.name, lesson) for module in course.modules for lesson in module.lessons}
     questions = {q.id: q for module in course.modules for q in module.questions}
-    out: list[Segment] = []
+    out: list[Slot] = []
     clock = 0
 
     def add(kind: str, ref: str, minutes: int, recap: tuple[str, ...] = ()) -> None:
         nonlocal clock
-        out.append(Segment(kind, ref, clock, minutes, recap))
+        out.append(Slot(kind, ref, clock, minutes, recap))
         clock += minutes
 
     add("opening", "", OPENING_MINUTES)
@@ -105,7 +105,7 @@ class Stretch:
     lessons: int = 0
 
 
-def agenda(segments: tuple[Segment, ...]) -> list[Stretch]:
+def agenda(segments: tuple[Slot, ...]) -> list[Stretch]:
     """The day in stretches, as the agenda slide and the handout list it; the opening is left out (it is
     the agenda itself) and an 'end' row closes it."""
     rows: list[Stretch] = []
@@ -119,7 +119,7 @@ def agenda(segments: tuple[Segment, ...]) -> list[Stretch]:
     return rows + [Stretch("end", "", segments[-1].end, 0)]
 
 
-def stretch_of(segments: tuple[Segment, ...], index: int) -> tuple[Segment, ...]:
+def stretch_of(segments: tuple[Slot, ...], index: int) -> tuple[Slot, ...]:
     """The segments the section at ``index`` heads: its lessons, questions and reviews, up to the next
     section, break or the close."""
     run = []
@@ -130,7 +130,7 @@ def stretch_of(segments: tuple[Segment, ...], index: int) -> tuple[Segment, ...]
     return tuple(run)
 
 
-def agenda_lines(segments: tuple[Segment, ...], course: Course, lang: str, start: int) -> list[tuple[str, str]]:
+def agenda_lines(segments: tuple[Slot, ...], course: Course, lang: str, start: int) -> list[tuple[str, str]]:
     """``(clock, what)`` per row of the agenda, in ``lang``: what the agenda slide and the handout print."""
     phrases = words(lang)["workshop"]
     titles = {m.name: m.display_title(lang) for m in course.everything}

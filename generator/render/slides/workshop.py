@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 from ...markup import segments, split_explanation
 from ...model import Lesson, Question, Workshop
 from ...wording import words as all_words
-from ...workshops import REFERENCE, Segment, agenda_lines, clock, file_stem, lessons_of, schedule, stretch_of
+from ...workshops import REFERENCE, Slot, agenda_lines, clock, file_stem, lessons_of, schedule, stretch_of
 from ..order import shown
 from .flow import Block, CodeBlock, TableBlock, TextBlock
 from .plan import Notes, SlidePlan, SlideSpec, letter
@@ -110,7 +110,7 @@ class WorkshopPlan(SlidePlan):
             specs += [self._timed(spec, segment, k, len(part)) for k, spec in enumerate(part, 1)]
         return specs
 
-    def _segment(self, index: int, segment: Segment, drawn: set[str]) -> list[SlideSpec]:
+    def _segment(self, index: int, segment: Slot, drawn: set[str]) -> list[SlideSpec]:
         kind = segment.kind
         if kind == "opening":
             return [self.opening(), self.agenda()]
@@ -127,7 +127,7 @@ class WorkshopPlan(SlidePlan):
             return [self.pause(segment)]
         return [self.closing()]
 
-    def _timed(self, spec: SlideSpec, segment: Segment, k: int, total: int) -> SlideSpec:
+    def _timed(self, spec: SlideSpec, segment: Slot, k: int, total: int) -> SlideSpec:
         """The spec made to be presented: its segment's clock time in the notes, and with it where the
         facts behind the slide were verified and what they are about (``mark``: the room never sees a
         verification banner); its title without emoji (Impress draws them as blanks in a title)."""
@@ -317,7 +317,7 @@ class WorkshopPlan(SlidePlan):
         fact, _ = split_explanation(takeaway)
         return fact.strip() or takeaway
 
-    def pause(self, segment: Segment) -> SlideSpec:
+    def pause(self, segment: Slot) -> SlideSpec:
         back = self.clock(segment.end)
         paras = (Para(inline(self.ww["back_at"].format(clock=back)), 32),)
         return SlideSpec("Section", f"break:{self.clock(segment.start)}", self.ww["break"], self._text(paras),
