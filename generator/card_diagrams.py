@@ -60,7 +60,7 @@ def card_diagram_png(name: str, course: Course, variant: Variant) -> bytes:
     """The card picture of diagram ``name`` as PNG bytes."""
     if name not in _DRAWERS:
         raise KeyError(f"unknown diagram '{name}' (known: {', '.join(_DRAWERS)})")
-    return _cached_png(name, course.module_names, variant)
+    return _cached_png(name, course.map_names, variant)
 
 
 def card_diagram_filename(name: str, course: Course, variant: Variant) -> str:

@@ -38,7 +38,7 @@ def diagram_png(name: str, course: Course) -> bytes:
     """The diagram ``name`` as PNG bytes."""
     if name not in _DRAWERS:
         raise KeyError(f"unknown diagram '{name}' (known: {', '.join(DIAGRAM_NAMES)})")
-    return _cached_png(name, course.module_names)
+    return _cached_png(name, course.map_names)
 
 
 def diagram_filename(name: str, course: Course) -> str:

@@ -444,30 +444,31 @@ class Course:
 
     modules: tuple[Module, ...]
     origins: dict[tuple[str, str], Origin] = field(default_factory=dict)  # (section, id): ids are unique per section
-    loaded: tuple[str, ...] = ()  # short names of every loaded module, kept by select()
-    all_modules: tuple[Module, ...] = ()  # every loaded module, kept by select(): items may cite their facts
+    mapped: tuple[str, ...] = ()  # short names of the modules the module map shows (all, unless narrowed)
+    whole: tuple[Module, ...] = ()  # every loaded module, kept by select(): items may cite their facts
     workshops: tuple[Workshop, ...] = ()  # content/workshops.yaml, where the content has one
 
     @property
-    def module_names(self) -> tuple[str, ...]:
-        """Every loaded module's short name, also in a selection (what the module map shows)."""
-        return self.loaded or tuple(m.name for m in self.modules)
+    def map_names(self) -> tuple[str, ...]:
+        """The short names the module map shows: every loaded module's, also in a selection, unless a
+        workshop narrowed them (``mapped``)."""
+        return self.mapped or tuple(m.name for m in self.all_modules)
 
     @property
     def facts(self) -> list[Fact]:
         """The facts of these modules, and in a selection also the other modules' facts its items cite."""
         own = [f for m in self.modules for f in m.facts]
-        if not self.all_modules:
+        if not self.whole:
             return own
         have = {f.id for f in own}
         cited = {fact_id for m in self.modules for items in (m.lessons, m.cards, m.questions)
                  for item in items for fact_id in item.facts}
-        return own + [f for m in self.all_modules for f in m.facts if f.id in cited and f.id not in have]
+        return own + [f for m in self.whole for f in m.facts if f.id in cited and f.id not in have]
 
     @property
-    def everything(self) -> tuple[Module, ...]:
+    def all_modules(self) -> tuple[Module, ...]:
         """Every loaded module, also in a selection (what is the same whichever modules a build picks)."""
-        return self.all_modules or self.modules
+        return self.whole or self.modules
 
     @property
     def cards(self) -> list:
@@ -522,7 +523,7 @@ class Course:
         modules = tuple(m.model_copy(update={"lessons": keep("lesson", m.lessons), "cards": keep("card", m.cards),
                                               "questions": keep("question", m.questions)})
                         for m in self.modules)
-        return Course(modules, self.origins, self.loaded, self.all_modules, self.workshops), left_out
+        return Course(modules, self.origins, self.mapped, self.whole, self.workshops), left_out
 
     def select(self, names) -> "Course":
         """Only the modules named (short or dotted names); all when ``names`` is empty."""
@@ -530,7 +531,7 @@ class Course:
             return self
         wanted = set(names)
         kept = tuple(m for m in self.modules if m.name in wanted or m.module in wanted)
-        return Course(kept, self.origins, self.module_names, self.everything, self.workshops)
+        return Course(kept, self.origins, self.map_names, self.all_modules, self.workshops)
 
     def workshop(self, workshop_id: str) -> Workshop:
         """The workshop of that id (KeyError where there is none)."""

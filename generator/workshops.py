@@ -133,7 +133,7 @@ def stretch_of(segments: tuple[Slot, ...], index: int) -> tuple[Slot, ...]:
 def agenda_lines(segments: tuple[Slot, ...], course: Course, lang: str, start: int) -> list[tuple[str, str]]:
     """``(clock, what)`` per row of the agenda, in ``lang``: what the agenda slide and the handout print."""
     phrases = words(lang)["workshop"]
-    titles = {m.name: m.display_title(lang) for m in course.everything}
+    titles = {m.name: m.display_title(lang) for m in course.all_modules}
     what = {"break": lambda row: phrases["row_break"].format(n=row.minutes),
             "closing": lambda row: phrases["row_closing"], "end": lambda row: phrases["row_end"],
             "section": lambda row: f"{titles[row.ref]} · {lessons_and_minutes(lang, row.lessons, row.minutes)}"}
@@ -157,7 +157,7 @@ def lessons_of(workshop: Workshop, course: Course) -> list[Lesson]:
 def module_names(workshop: Workshop, course: Course) -> tuple[str, ...]:
     """The short names of the modules the workshop's lessons come from, in course order."""
     wanted = set(workshop.lesson_ids)
-    return tuple(m.name for m in course.everything if any(lesson.id in wanted for lesson in m.lessons))
+    return tuple(m.name for m in course.all_modules if any(lesson.id in wanted for lesson in m.lessons))
 
 
 def file_stem(workshop: Workshop) -> str:
@@ -169,7 +169,7 @@ def course_for(workshop: Workshop, course: Course) -> Course:
     """The course a workshop's outputs are made from: its modules, and a map of torch.backends that
     shows them only (each option keeps the order every other output shows)."""
     names = module_names(workshop, course)
-    return dataclasses.replace(course.select(names), loaded=names)
+    return dataclasses.replace(course.select(names), mapped=names)
 
 
 _CLOCK = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")

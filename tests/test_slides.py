@@ -436,7 +436,7 @@ def test_a_module_deck_draws_the_whole_course_map(module_decks, course):
             continue
         pictures = {shape.image.blob for slide in Presentation(str(path)).slides for shape in slide.shapes
                     if shape.shape_type == 13}
-        alone = diagram_png("backends-map", dataclasses.replace(course.select([module.name]), loaded=(module.name,)))
+        alone = diagram_png("backends-map", dataclasses.replace(course.select([module.name]), mapped=(module.name,)))
         assert whole in pictures and alone not in pictures
         shown += 1
     assert shown, "no selected module shows the map"

@@ -53,7 +53,7 @@ def _slots(course) -> dict:
     if cached is not None and cached[0] is course:
         return cached[1]
     slots: dict = {}
-    modules = course.everything  # a module's deck shows the order the whole deck shows
+    modules = course.all_modules  # a module's deck shows the order the whole deck shows
     for section, items in (("cards", [c for m in modules for c in m.cards if c.kind == "mcq"]),
                            ("questions", [q for m in modules for q in m.questions if q.kind != "truefalse"])):
         singles = [item for item in items if sum(o.correct for o in item.options) == 1]

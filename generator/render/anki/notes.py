@@ -56,7 +56,7 @@ def deck_name(module: Module, course: Course) -> str:
     number counts every loaded module, so a ``--module`` build names its deck as the
     whole deck does.
     """
-    modules = [m.module for m in course.everything]
+    modules = [m.module for m in course.all_modules]
     width = max(2, len(str(len(modules))))
     return f"{ROOT_DECK}::{modules.index(module.module) + 1:0{width}d} {module.name}"
 
