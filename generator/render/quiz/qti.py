@@ -74,8 +74,25 @@ def _paragraph(job: RenderJob, text) -> str:
 
 
 def _document(root: ET.Element) -> bytes:
-    ET.indent(root)
+    _indent(root)
     return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+
+
+_HTML = {f"{{{QTI21}}}{tag}" for tag in ("div", "p", "ul", "pre")}  # mixed content: indenting would add text
+
+
+def _indent(element: ET.Element, level: int = 0) -> None:
+    """``ET.indent``, but leaving the HTML (QTI 2.1's ``div``, ``p``, ``ul``, ``pre``) exactly as written."""
+    if element.tag in _HTML or not len(element):
+        return
+    inner = "\n" + "  " * (level + 1)
+    if not (element.text or "").strip():
+        element.text = inner
+    for child in element:
+        _indent(child, level + 1)
+        if not (child.tail or "").strip():
+            child.tail = inner
+    child.tail = "\n" + "  " * level
 
 
 def _located(namespace: str) -> dict:
