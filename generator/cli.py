@@ -443,8 +443,8 @@ def handout(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cach
 @guarded
 def quiz(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict,
          tags, difficulty, count, per_module, everything, versions, seed, paper, title, name):
-    """Build printable quiz sheets, answer keys and Moodle XML: 20 questions unless --count, --per-module or --all
-    says otherwise."""
+    """Build printable quiz sheets, answer keys, Moodle XML and GIFT, and QTI 1.2 and 2.1 packages: 20 questions
+    unless --count, --per-module or --all says otherwise."""
     from .render import quiz as quiz_output
 
     if sum(map(bool, (count, per_module, everything))) > 1:

@@ -319,7 +319,7 @@ def named(paths, ending: str) -> Path:
 
 def _files(job, letters=VERSIONS):
     names = [*(f".{v}{kind}.pdf" for v in letters for kind in ("", ".answers")), ".key.pdf", ".marking.pdf",
-             ".moodle.xml", ".gift.txt"]
+             ".moodle.xml", ".gift.txt", ".qti12.zip", ".qti21.zip"]
     return {name: job.output(STEM, name) for name in names}
 
 
@@ -329,7 +329,7 @@ def test_outputs_are_named_by_language_and_version(en, zh):
         assert paths == list(_files(job).values())
         assert [p.name for p in paths] == [f"quiz-s7.{job.lang}.{s}" for s in (
             "A.pdf", "A.answers.pdf", "B.pdf", "B.answers.pdf", "C.pdf", "C.answers.pdf", "key.pdf", "marking.pdf",
-            "moodle.xml", "gift.txt")]
+            "moodle.xml", "gift.txt", "qti12.zip", "qti21.zip")]
         assert all(p.stat().st_size > 0 for p in paths)
 
 
@@ -604,7 +604,8 @@ def test_pdfs_are_byte_identical_on_any_day(content_dir, lab_course, lab_verific
     first = _build_under_clock(content_dir, tmp_path / "one", "2024-02-29 23:59:00")
     second = _build_under_clock(content_dir, tmp_path / "two", "2031-07-01 08:00:00")
     assert list(first) == ["quiz-s3.en.A.answers.pdf", "quiz-s3.en.A.pdf", "quiz-s3.en.gift.txt", "quiz-s3.en.key.pdf",
-                           "quiz-s3.en.marking.pdf", "quiz-s3.en.moodle.xml"]
+                           "quiz-s3.en.marking.pdf", "quiz-s3.en.moodle.xml", "quiz-s3.en.qti12.zip",
+                           "quiz-s3.en.qti21.zip"]
     assert first == second
     sheet = read(tmp_path / "one" / "quiz-s3.en.A.pdf")
     assert sheet.reader.metadata["/CreationDate"] == "D:20260304000000Z" and "2026-03-04" in sheet.text
@@ -1120,13 +1121,15 @@ def test_cli_writes_a_quiz_and_reports_a_shortfall_as_usage_error(content_dir, t
     assert done.exit_code == 0, done.output
     assert sorted(p.name for p in out.glob("quiz*")) == [
         "quiz-s9.zh.A.answers.pdf", "quiz-s9.zh.A.pdf", "quiz-s9.zh.B.answers.pdf", "quiz-s9.zh.B.pdf",
-        "quiz-s9.zh.gift.txt", "quiz-s9.zh.key.pdf", "quiz-s9.zh.marking.pdf", "quiz-s9.zh.moodle.xml"]
+        "quiz-s9.zh.gift.txt", "quiz-s9.zh.key.pdf", "quiz-s9.zh.marking.pdf", "quiz-s9.zh.moodle.xml",
+        "quiz-s9.zh.qti12.zip", "quiz-s9.zh.qti21.zip"]
     first = {p: p.read_bytes() for p in out.glob("quiz*")}
     named = runner.invoke(main, [*args, "--count", "2", "--versions", "1", "--seed", "9", "--name", "week-3"])
     assert named.exit_code == 0, named.output
     assert sorted(p.name for p in out.glob("quiz-week-3*")) == [
         "quiz-week-3.zh.A.answers.pdf", "quiz-week-3.zh.A.pdf", "quiz-week-3.zh.gift.txt", "quiz-week-3.zh.key.pdf",
-        "quiz-week-3.zh.marking.pdf", "quiz-week-3.zh.moodle.xml"]
+        "quiz-week-3.zh.marking.pdf", "quiz-week-3.zh.moodle.xml", "quiz-week-3.zh.qti12.zip",
+        "quiz-week-3.zh.qti21.zip"]
     assert all(path.read_bytes() == data for path, data in first.items()), "the first quiz is left as it was"
     bad = runner.invoke(main, [*args, "--name", "../week 3"])
     assert bad.exit_code == 2 and "may hold only letters, digits" in bad.output

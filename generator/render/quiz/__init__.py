@@ -1,4 +1,4 @@
-"""Printable quiz handouts: a student sheet per version, an answer key, and Moodle XML.
+"""Printable quiz handouts: a student sheet per version, an answer key, and Moodle XML, GIFT and QTI.
 
 The questions reach ``templates/quiz.typ`` as JSON data (``sys.inputs.data``), so
 nothing in the content is ever read as Typst markup. Typst typesets the PDFs
@@ -33,6 +33,7 @@ from ..typesetting import (
 )
 from .gift import gift
 from .moodle import moodle_xml
+from .qti import qti12_package, qti21_package
 from .select import Placed, SelectionError, Version, letter, make_versions, select
 
 __all__ = ["EpochError", "QuizOptions", "SelectionError", "check_name", "render", "source_date"]
@@ -79,7 +80,8 @@ def render(job: RenderJob, options: QuizOptions = QuizOptions()) -> list[Path]:
     """Write per version ``<stem>.<lang>.A.pdf`` (questions) and ``.A.answers.pdf`` (the answer sheet: every
     bubble on its first page, then a box per scenario for its explanation: the one document a student hands
     in), then ``<stem>.<lang>.key.pdf`` (no internal ids but in its appendix), ``.marking.pdf`` (a page per
-    version), ``.moodle.xml`` and ``.gift.txt`` (the same questions for Moodle's GIFT import)."""
+    version), ``.moodle.xml`` and ``.gift.txt`` (the same questions for Moodle's GIFT import), ``.qti12.zip``
+    and ``.qti21.zip`` (the same questions as IMS QTI 1.2 and 2.1 packages, for Canvas, Blackboard, D2L, OpenOLAT)."""
     stem = options.stem
     questions = select(job.course.modules, tags=options.tags, difficulty=options.difficulty,
                        count=options.count, per_module=options.per_module,
@@ -96,6 +98,8 @@ def render(job: RenderJob, options: QuizOptions = QuizOptions()) -> list[Path]:
     files[job.output(stem, ".marking.pdf")] = typeset(marking_data(job, versions, page), TEMPLATE)
     files[job.output(stem, ".moodle.xml")] = moodle_xml(job, questions, title)
     files[job.output(stem, ".gift.txt")] = gift(job, questions, title)
+    files[job.output(stem, ".qti12.zip")] = qti12_package(job, questions, title, stem)
+    files[job.output(stem, ".qti21.zip")] = qti21_package(job, questions, title, stem)
     for path, data in files.items():
         atomic_write_bytes(path, data)
     _remove_stale_sheets(job, stem, len(versions))
