@@ -195,7 +195,7 @@ def key_score(points: int, right: set[str], letters: list[str], several: bool, t
 def tick_patterns(letters: list[str], several: bool):
     if not several:
         return [{letter} for letter in letters]
-    return [{l for i, l in enumerate(letters) if mask >> i & 1} for mask in range(1 << len(letters))]
+    return [{mark for i, mark in enumerate(letters) if mask >> i & 1} for mask in range(1 << len(letters))]
 
 
 # ------------------------------------------------------------------ the small course
