@@ -126,6 +126,8 @@ class Fact(Strict):
     requires: list[Capability] = []
     unless: list[Capability] = []  # holds only where torch lacks these (a CPU-wheel fact: unless: [cuda-built])
     torch: Optional[str] = None
+    # seconds its check may run where --timeout is too short: a check that starts an interpreter (up to 10 min)
+    timeout: Optional[float] = Field(default=None, gt=0, le=600)
     source: Optional[str] = None
     # what would be seen were the claim false, for behaviour a control run cannot change from Python:
     # it must fail where the check passes

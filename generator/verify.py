@@ -19,7 +19,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 from .atomic import atomic_write_text
 from .errors import printable
@@ -408,7 +408,9 @@ def _rivals(fact: Fact, verdicts: list) -> tuple:
 def worker_item(fact: Fact, controls: bool = False) -> dict:
     """What the worker needs to know of a fact: its check and the capabilities it requires or excludes
     (with ``controls``, its written control too)."""
-    item = {"check": fact.check.as_dict(), "requires": list(fact.requires)}
+    item: dict[str, Any] = {"check": fact.check.as_dict(), "requires": list(fact.requires)}
+    if fact.timeout:
+        item["timeout"] = fact.timeout
     if fact.unless:
         item["unless"] = list(fact.unless)
     if controls and fact.control:

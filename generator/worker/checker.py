@@ -12,7 +12,7 @@ except ImportError:  # not on Windows: no limits there
     resource = None  # type: ignore[assignment]
 
 from .kinds import CODE_KINDS, _mutants, _run_code, check_kind, judge, resolve
-from .limits import OUTPUT_LIMIT, RESULT_LIMIT, UNLIMITED_MEMORY, _cut, _message
+from .limits import OUTPUT_LIMIT, RESULT_LIMIT, UNLIMITED_MEMORY, _cut, _message, time_limit
 from .processes import (
     PR_SET_CHILD_SUBREAPER,
     _end_strays,
@@ -93,7 +93,7 @@ def child_main(checks, timeout):
             except OSError:
                 pass
         ran += 1
-        _limit_cpu(timeout)
+        _limit_cpu(time_limit(item, timeout))
         change = _make_change(item.get("mutate"))
         at = None
         try:
@@ -205,7 +205,7 @@ class Child:
     def start(self, position, checks, timeout):
         self.position = position
         self.own = _needs_own_checker(checks[position])
-        self.deadline = time.monotonic() + timeout
+        self.deadline = time.monotonic() + time_limit(checks[position], timeout)
         try:
             os.write(self.command_fd, b"%d\n" % position)
         except OSError:  # it has died already: reported when it is reaped

@@ -58,7 +58,7 @@ def run_controls(items, statuses, timeout, slots, send, relay=None):
         verdicts[n] = _rival_verdict(status, detail, at)
 
     runs = [{"index": n, "check": items[index]["check"], "world": rival["world"],
-             "requires": items[index].get("requires", [])}
+             "requires": items[index].get("requires", []), "timeout": items[index].get("timeout")}
             for n, (index, rival) in enumerate(worlds)]
     if runs:
         supervise(runs, timeout, record_world, slots, relay)
@@ -98,7 +98,7 @@ def run_controls(items, statuses, timeout, slots, send, relay=None):
         if not batch:
             break
         runs = [{"index": n, "check": items[index]["check"], "mutate": mutate,
-                 "requires": items[index].get("requires", [])}
+                 "requires": items[index].get("requires", []), "timeout": items[index].get("timeout")}
                 for n, (index, mutate) in enumerate(batch)]
 
         def record(n, status, detail, at=None, change=None, seen=None, **_):

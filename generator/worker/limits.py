@@ -35,6 +35,12 @@ OUTPUT_LIMIT = 64 << 20
 UNLIMITED_MEMORY = ("cuda", "cudnn")
 
 
+def time_limit(item, timeout):
+    """Seconds ``item``'s check may run: the request's ``timeout``, or more where the fact asks for more
+    (a check that starts an interpreter)."""
+    return max(timeout, item.get("timeout") or 0)
+
+
 DETAIL_LIMIT = 4000  # characters of a result's detail
 
 

@@ -113,9 +113,11 @@ def _serve(items, indexes, capabilities, request, send, collapsed=False, relay=N
         if reason:
             emit(index, "skip", reason)
         else:
-            checks.append({"index": index, "check": item["check"], "requires": item.get("requires", [])})
+            checks.append({"index": index, "check": item["check"], "requires": item.get("requires", []),
+                           "timeout": item.get("timeout")})
             if request.get("controls") and item.get("control"):
-                checks.append({"index": -1 - index, "check": item["control"], "requires": item.get("requires", [])})
+                checks.append({"index": -1 - index, "check": item["control"], "requires": item.get("requires", []),
+                               "timeout": item.get("timeout")})
     checks.sort(key=_schedule_rank)
     slots = max(1, min(_cores(), len(checks) or 1))
     supervise(checks, timeout, emit, slots, relay)

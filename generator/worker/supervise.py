@@ -5,7 +5,7 @@ import signal
 import time
 
 from .checker import _LIVE, Child, _needs_own_checker, _parse_result
-from .limits import RESULT_LIMIT, SPARES_PER_SLOT, _cut
+from .limits import RESULT_LIMIT, SPARES_PER_SLOT, _cut, time_limit
 from .processes import _death_reason, _end_strays
 
 
@@ -79,7 +79,7 @@ def supervise(checks, timeout, emit, slots=1, relay=None):
         result = _parse_result(lines[0]) if lines else None
         index = checks[child.position]["index"]
         if child.timed_out:
-            emit(index, "error", "timed out after %g s" % timeout)
+            emit(index, "error", "timed out after %g s" % time_limit(checks[child.position], timeout))
         elif child.oversized:
             emit(index, "error", "the check sent more than %d KiB on its checker's result channel" %
                  (RESULT_LIMIT >> 10))
