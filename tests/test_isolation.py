@@ -339,3 +339,22 @@ def nothing_left_behind():
     time.sleep(0.1)
     assert not leftover("sleep 100\\.71")
     assert not leftover(str(verify_module.WORKER))
+
+
+def test_a_fact_may_give_its_check_more_time_than_the_timeout(tmp_path):
+    """``timeout:`` on a fact lets its check run that long (an interpreter it starts); the others keep
+    ``--timeout``, and a check past its own longer limit is still ended."""
+    slow = "import time\ntime.sleep(2.5)"
+    module = {"module": "torch.backends.t", "facts": [
+        {"id": "given-time", "claim": "c", "check": {"snippet": slow}, "timeout": 10},
+        {"id": "no-time-given", "claim": "c", "check": {"snippet": slow}},
+        {"id": "past-its-time", "claim": "c", "check": {"snippet": "import time\ntime.sleep(100)"}, "timeout": 3},
+    ]}
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "t.yaml").write_text(yaml.safe_dump(module, sort_keys=False))
+    started = time.monotonic()
+    results = verify_folder(tmp_path / "c", timeout=1).results
+    assert results["given-time"].status == "pass", results["given-time"]
+    assert results["no-time-given"].status == "error" and results["no-time-given"].detail == "timed out after 1 s"
+    assert results["past-its-time"].status == "error" and results["past-its-time"].detail == "timed out after 3 s"
+    assert time.monotonic() - started < 30
