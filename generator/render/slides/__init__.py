@@ -1,4 +1,4 @@
-"""Workshop slides: a PowerPoint presentation per language, or one per module.
+"""Slides: a PowerPoint presentation per language, one per module, or a workshop's.
 
 ``plan`` decides what each slide says (format-neutral ``text`` spans), ``flow``
 measures it with the real fonts (``fit``) and pours it onto as many slides as it
@@ -19,9 +19,9 @@ from ...model import Workshop
 from ...wording import words as all_words
 from ...workshops import course_for, file_stem
 from ..base import RenderJob
-from .plan import SlidePlan, SlideSpec
+from .plan import SlidePlan, SlideSpec, title_text
 from .words import words
-from .workshop import WorkshopPlan, title_text
+from .workshop import WorkshopPlan
 from .writer import PresentationWriter
 
 TEMPLATE = resources.templates() / "slides.pptx"
@@ -113,9 +113,7 @@ def title_problems(course, lang: str, workshop: Optional[Workshop] = None, works
             origin = course.where(lesson.id, "lessons")
             check(t(lesson.title), "Lesson", origin.file, origin.line, f"{lesson.id}.title")
             if lesson.diagrams:
-                diagram_title = f"🖼️ {t(lesson.title)}"
-                check(title_text(diagram_title) if workshop is not None else diagram_title, "Diagram", origin.file,
-                      origin.line, f"{lesson.id}.title")
+                check(title_text(f"🖼️ {t(lesson.title)}"), "Diagram", origin.file, origin.line, f"{lesson.id}.title")
     if workshop is not None and workshops_file is not None:
         check(t(workshop.title), "Title", str(workshops_file), _line_of_key(workshops_file, f"- id: {workshop.id}"),
               f"{workshop.id}.title")
@@ -142,7 +140,8 @@ def notes_lines(wording: dict, spec: SlideSpec, page: int, pages: int, lang: str
         minutes = (wording["minutes"].format(n=notes.minutes) if pages == 1
                    else wording["minutes_part"].format(n=notes.minutes, k=page + 1, total=pages))
     lines = [wording["say"] + notes.say, wording["ask"] + notes.ask, wording["time"] + minutes, *notes.more]
-    return lines + [notes.verified] if notes.verified else lines
+    verified = " · ".join(part for part in (notes.verified, spec.mark) if part)  # the slide shows neither
+    return lines + [verified] if verified else lines
 
 
 def document_date(text: str) -> datetime.datetime:

@@ -52,6 +52,7 @@ class TextBlock:
     paras: tuple[Para, ...]
     kind: str = "plain"
     keep_with_next: bool = False  # a caption stays on the slide of what it captions
+    keep_with_previous: bool = False  # stays on the slide of the table's last rows (a closing line, an analogy)
 
     @property
     def style(self) -> BoxStyle:
@@ -207,6 +208,8 @@ class Flow:
             start = 0
         if prefer and start == 0:
             first = index
+            if index > 1 and index == len(paras) - 1:
+                index -= 1  # a lone last paragraph (a quiz's last option) never goes on alone: the one before goes too
             while index > 0 and paras[index].keep:  # a paragraph goes with the one it belongs to
                 index -= 1
             if index == 0:  # the whole chain is taller than the room: cut it where it had to be
@@ -341,7 +344,7 @@ class Flow:
         if isinstance(block, TableBlock):
             if page_used and self.presenting and self._kept_whole(block, body, room):
                 return None, block
-            return self._place_table(block, body, y, room, splittable)
+            return self._place_table(block, body, y, room, splittable, following)
         height = self.text_height(block.paras, body.w, block.style)
         extra = self._following(following, body) if block.keep_with_next and following else 0.0
         if height + extra <= room or (height <= room and not page_used):
@@ -365,8 +368,9 @@ class Flow:
 
     def _following(self, block, body: Area) -> float:
         """The room a caption keeps for what follows it: its first line, or when presenting all of it
-        (a listing or a table is not split, so its caption goes where it goes)."""
-        if self.presenting and isinstance(block, TextBlock) and block.kind != "plain":
+        (a listing or a table is not split, so its caption goes where it goes), or all of a block that keeps
+        to it (a quote's analogy: the two go on together rather than the analogy alone)."""
+        if isinstance(block, TextBlock) and (block.keep_with_previous or self.presenting and block.kind != "plain"):
             height = self.text_height(block.paras, body.w, block.style)
             return height + GAP if height <= body.h else self._first_line(block, body.w)
         if self.presenting and isinstance(block, TableBlock) and self._table_height(block, body.w) <= body.h:
@@ -393,7 +397,8 @@ class Flow:
             return sum(self.row_height(r, columns) for r in (block.header, *first)) + GAP
         return GAP  # a picture takes whatever room is left
 
-    def _place_table(self, table: TableBlock, body: Area, y: float, room: float, splittable: bool):
+    def _place_table(self, table: TableBlock, body: Area, y: float, room: float, splittable: bool,
+                     following=None):
         columns = self.columns(table, body.w)
         header = self.row_height(table.header, columns)
         heights = [self.row_height(r, columns) for r in table.rows]
@@ -403,6 +408,9 @@ class Flow:
                 break
             used += height
             count += 1
+        if (count == len(table.rows) > 1 and isinstance(following, TextBlock) and following.keep_with_previous
+                and used + GAP + self.text_height(following.paras, body.w, following.style) > room):
+            count -= 1  # the last row goes on with what keeps to it, which would otherwise go on alone
         if count == len(table.rows):
             return self._table(table, body, y, columns, [header, *heights]), None
         if count == 0 or not splittable:

@@ -4,10 +4,13 @@ The teaching sequence: title; learning outline; the map of torch.backends (unles
 the first module shows it anyway); then per module a section slide listing its
 lessons and, per lesson, its slides (points, code, table, quote, analogy), its
 diagrams and the quiz questions that test what it taught (each followed by its
-answer); a "review so far" every ``REVIEW_EVERY`` lessons, from their takeaways; at
-the end a cheat sheet (a line per lesson) and a flashcard recap (the first
-``FLASHCARDS_PER_MODULE`` cards of each module). A question goes after the last
+answer, a one-line reason under every option); a "review so far" every ``REVIEW_EVERY``
+lessons, from their takeaways; at the end a flashcard recap (the first
+``FLASHCARDS_PER_MODULE`` cards of each module) and, closing the deck, the take-aways:
+the cheat sheet (a line per lesson) and the reference. A question goes after the last
 lesson of its module that teaches one of its facts, or at the end of the module.
+Slides show no verification banner and no emoji in titles (``for_the_room``); the notes
+say where the facts were verified.
 """
 from __future__ import annotations
 
@@ -16,12 +19,15 @@ import io
 import re
 from dataclasses import dataclass
 from typing import Optional
+from urllib.parse import urlsplit
 
 from PIL import Image
 
 from ...diagrams import DIAGRAM_NAMES, diagram_png
-from ...markup import cloze_answers, cloze_blanks
+from ...markup import cloze_answers, cloze_blanks, split_explanation
 from ...model import Card, Lesson, Module, Question
+from ...wording import words as all_words
+from ...workshops import REFERENCE
 from ..base import RenderJob
 from ..order import shown
 from .flow import Block, CodeBlock, PictureBlock, TableBlock, TextBlock
@@ -31,6 +37,58 @@ from .words import MINUTES, lessons_and_minutes, words
 REVIEW_EVERY = 3
 FLASHCARDS_PER_MODULE = 3
 BACKENDS_MAP = "backends-map"
+REASON_INDENT = 36.0  # pt: an option's reason sits under the option's text, past its "✔ A." (20 pt)
+
+# pictographs and the joiners and selectors that build them: what a title font lacks and Impress leaves blank
+EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\u2300-\u23FF\uFE0F\u200D\u20E3]+")
+
+# in a slide's text: the pictographs (✔ and ✘ are drawn from DejaVu and stay), with the space after one
+BODY_EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u26FF\u2B00-\u2BFF\uFE0F\u200D\u20E3]+ ?")
+
+
+def title_text(title: str) -> str:
+    """A slide title without emoji: Impress draws a title's emoji as a blank (the title then starts
+    indented or hangs), so every deck's titles are words only."""
+    return re.sub(r"\s{2,}", " ", EMOJI.sub("", title)).strip()
+
+
+def words_only(block: Block) -> Block:
+    """A text block or table without the pictographs Impress draws as blanks (a content title's 🎮, an
+    analogy's 🎛️, the agenda's 📋); code is left as written."""
+    def para(p: Para) -> Para:
+        spans = tuple(span if span.mono else dataclasses.replace(span, text=BODY_EMOJI.sub("", span.text))
+                      for span in p.spans)
+        return dataclasses.replace(p, spans=tuple(span for span in spans if span.text) or p.spans[:1])
+
+    if isinstance(block, TextBlock) and block.kind != "code":
+        return dataclasses.replace(block, paras=tuple(para(p) for p in block.paras))
+    if isinstance(block, TableBlock):
+        return TableBlock(tuple(tuple(para(p) for p in cell) for cell in block.header),
+                          tuple(tuple(tuple(para(p) for p in cell) for cell in row) for row in block.rows))
+    return block
+
+
+def link_text(address: str) -> str:
+    """A source address as short link text that breaks only between its parts: the site, then the API
+    name it points at (``docs.pytorch.org › torch.backends.cudnn.deterministic``), or the page
+    (``docs.pytorch.org › notes › cuda``, ``github.com › torch/backends/cudnn/__init__.py``)."""
+    parts = urlsplit(address)
+    host = parts.netloc.removeprefix("www.")
+    segments = [s for s in parts.path.split("/") if s]
+    fragment = parts.fragment.removeprefix("module-")
+    if fragment.startswith("torch."):
+        return f"{host} › {fragment}"
+    if host == "github.com" and "blob" in segments:  # github.com/OWNER/REPO/blob/REF/PATH: the file's path
+        return f"{host} › {'/'.join(segments[segments.index('blob') + 2:])}"
+    generic = {"docs", "stable", "main", "master", "generated"}
+    shown_parts = [re.sub(r"\.html?$", "", s) for s in segments if s not in generic]
+    return " › ".join([host, *shown_parts])
+
+
+def for_the_room(spec: "SlideSpec") -> "SlideSpec":
+    """The spec as every deck shows it: its title and text without the pictographs Impress draws as blanks.
+    Where its facts were verified (``mark``) is never drawn: the notes say it (``notes_lines``)."""
+    return dataclasses.replace(spec, title=title_text(spec.title), blocks=tuple(words_only(b) for b in spec.blocks))
 
 
 @dataclass(frozen=True)
@@ -47,8 +105,8 @@ class Notes:
 class SlideSpec:
     """One slide of the plan; its blocks may flow onto '(cont.)' slides when drawn.
 
-    ``name`` (``kind:key``) becomes the slide's name in the file; ``mark`` is the
-    "not verified here" line shown on every slide the spec becomes.
+    ``name`` (``kind:key``) becomes the slide's name in the file; ``mark`` says the facts behind it were
+    "not verified here" (or are about some releases only): for the speaker's notes, never drawn on the slide.
     """
 
     layout: str
@@ -65,6 +123,11 @@ def letter(index: int) -> str:
 
 class SlidePlan:
     """Builds the slide specs of one deck from a verified course."""
+
+    ANSWER_STEM_PT = 18.0  # an answer slide's question
+    OPTION_PT = 20.0  # its options
+    REASON_PT = 16.0  # the one-line reason under each
+    TAKEAWAY_PT = 20.0  # a review's lines
 
     def __init__(self, job: RenderJob, *, whole_course: bool = True):
         self.job = job
@@ -93,12 +156,12 @@ class SlidePlan:
                     pending = []
             for question in placed.get(None, ()):
                 body += [self.quiz(question), self.answer(question)]
-        body += [self.cheat_sheet(), self.flashcards()]
+        body += [self.flashcards(), self.cheat_sheet()]  # the take-aways close the deck
         head = [self.outline()]
         if self.opens_with_map():
             head.append(self.backends_map())
         minutes = sum(s.notes.minutes for s in head + body if s.notes)
-        return [self.title(minutes), *head, *body]
+        return [for_the_room(spec) for spec in (self.title(minutes), *head, *body)]
 
     def opens_with_map(self) -> bool:
         """The map of torch.backends comes right after the outline unless the first module shows it anyway."""
@@ -186,13 +249,15 @@ class SlidePlan:
             blocks.append(CodeBlock(tuple(code_lines(self.job.code(example), example.language))))
         if lesson.table:
             blocks.append(self._table(lesson.table.columns, lesson.table.rows))
-        if lesson.quote:
-            source = re.sub(r"^https?://", "", lesson.quote.source)
+        if lesson.quote:  # short link text (a raw address breaks inside itself); the address is the link's
+            source = lesson.quote.source
             blocks.append(TextBlock((Para(inline(f"“{self.t(lesson.quote.text)}”", italic=True), 18),
-                                     Para((Span(self.words["source"] + source, colour="accent2"),), 14, before=4)),
-                                    "quote"))
-        if lesson.analogy:
-            blocks.append(TextBlock((Para(inline(self.t(lesson.analogy)), 18),), "callout"))
+                                     Para((Span(self.words["source"], colour="accent2"),
+                                           Span(link_text(source), colour="accent2", link=source)), 14, before=4,
+                                          keep=True)),
+                                    "quote", keep_with_next=bool(lesson.analogy)))
+        if lesson.analogy:  # never alone on a "(cont.)" slide: it goes on with the quote or the table's last rows
+            blocks.append(TextBlock((Para(inline(self.t(lesson.analogy)), 18),), "callout", keep_with_previous=True))
         title = self.t(lesson.title)
         takeaway = self.t(lesson.takeaway) or "; ".join(self.t(p) for p in lesson.points[:2]) or title
         fallback = self._notes("lesson", lesson.minutes, takeaway=takeaway, title=title)
@@ -231,53 +296,108 @@ class SlidePlan:
                          self.job.item_mark(question.facts))
 
     def answer(self, question: Question) -> SlideSpec:
-        letters = ", ".join(letter(i) for i, o in enumerate(shown(question, self.job.course)) if o.correct)
-        paras = []
-        for index, option in enumerate(shown(question, self.job.course)):
+        """The right letters, then every option with a one-line reason under it (its why, shortened by the
+        flow at a sentence, clause or word where it would not fit); the whole why of each is in the notes."""
+        options = shown(question, self.job.course)
+        letters = ", ".join(letter(i) for i, o in enumerate(options) if o.correct)
+        phrases = all_words(self.job.lang)["workshop"]
+        paras, whys = [], []
+        for index, option in enumerate(options):
             mark, colour = ("✔", "accent3") if option.correct else ("✘", "accent4")
             paras.append(Para((Span(f"{mark} {letter(index)}.  ", bold=True, colour=colour),
-                               *inline(self.t(option.text), bold=option.correct)), 20, before=10))
-            paras.append(Para((Span(self.words["why"], italic=True), *inline(self.t(option.why))), 16,
-                              margin=30, before=2))
+                               *inline(self.t(option.text), bold=option.correct)), self.OPTION_PT, before=8))
+            reason = self.reason(option)
+            if reason:
+                paras.append(Para(inline(reason, italic=True, colour="tx2"), self.REASON_PT, margin=REASON_INDENT,
+                                  keep=True, clip=True))
+            whys.append(phrases["why"].format(mark=mark, letter=letter(index), why=self.t(option.why)))
+        notes = self._answer_notes()
         return SlideSpec("Answer", f"answer:{question.id}", self.words["answer"].format(letters=letters),
-                         (*self._stem(question, 18, False), TextBlock(tuple(paras))),
-                         dataclasses.replace(self._notes("answer"), verified=self.job.verified_where(question.facts)),
+                         (*self._answer_stem(question), TextBlock(tuple(paras))),
+                         dataclasses.replace(notes, verified=self.job.verified_where(question.facts), more=tuple(whys)),
                          self.job.item_mark(question.facts))
 
+    def _answer_stem(self, question: Question) -> list[Block]:
+        """The question again, without its code: that was on the question's slide, just before."""
+        return [TextBlock((Para(inline(self.t(question.stem)), self.ANSWER_STEM_PT),))]
+
+    def _answer_notes(self) -> Notes:
+        return self._notes("answer")
+
+    def reason(self, option) -> str:
+        """What an answer slide says of an option: its why's checked part, or where the why is all
+        explanation, the explanation (without its ℹ)."""
+        fact, explanation = split_explanation(self.t(option.why))
+        return fact.strip() or explanation.lstrip("ℹ").strip()
+
     # ------------------------------------------------------------ recaps
-    def _marked(self, text: str, fact_ids, **style) -> tuple[Span, ...]:
-        note = self.job.item_mark(fact_ids)
-        spans = inline(text, **style)
-        return spans + (Span(f"  {note}", italic=True, colour="accent6"),) if note else spans
+    def recap(self, lesson: Lesson) -> str:
+        """What a review says of a lesson: its takeaway's checked part (the explanation is the speaker's),
+        or the whole takeaway where it is all explanation."""
+        takeaway = self.t(lesson.takeaway) or self.t(lesson.title)
+        fact, _ = split_explanation(takeaway)
+        return fact.strip() or takeaway
+
+    def take_away(self, lesson: Lesson) -> str:
+        """What the take-aways closing a deck say of a lesson: its recap, without the ℹ of one that is all
+        explanation."""
+        return self.recap(lesson).lstrip("ℹ").strip()
+
+    def _marks(self, lessons) -> tuple[str, ...]:
+        """For the notes of a slide that recaps lessons: each lesson that rests on a fact not verified
+        here (or is about some releases only), with what it says of it (the slide shows no such mark)."""
+        return tuple(f"{self.t(lesson.title)}: {mark}" for lesson in lessons
+                     for mark in [self.job.item_mark(lesson.facts)] if mark)
+
+    def _explained(self, lessons) -> tuple[str, ...]:
+        """For the notes of a slide that recaps lessons: the explanation of each takeaway that has one."""
+        phrases = all_words(self.job.lang)["workshop"]
+        return tuple(f"{phrases['explain']}{self.t(lesson.title)}: {explanation.lstrip('ℹ').strip()}"
+                     for lesson in lessons
+                     for fact, explanation in [split_explanation(self.t(lesson.takeaway) or "")]
+                     if explanation and fact.strip())
 
     def review(self, lessons: list[Lesson]) -> SlideSpec:
-        paras = tuple(Para((Span(f"{self.t(lesson.title)}: ", bold=True),
-                            *self._marked(self.t(lesson.takeaway) or self.t(lesson.title), lesson.facts)),
-                           20, bullet="✔", margin=24, before=12) for lesson in lessons)
-        key = lessons[-1].id
-        return SlideSpec("Review", f"review:{key}", self.words["review"], (TextBlock(paras),),
-                         self._notes("review"))
+        paras = tuple(Para((Span(f"{self.t(lesson.title)}: ", bold=True), *inline(self.recap(lesson))),
+                           self.TAKEAWAY_PT, bullet="✔", margin=24, before=10) for lesson in lessons)
+        notes = self._review_notes(lessons)
+        return SlideSpec("Review", f"review:{lessons[-1].id}", self.words["review"], (TextBlock(paras),),
+                         dataclasses.replace(notes, more=self._explained(lessons) + self._marks(lessons)))
+
+    def _review_notes(self, lessons: list[Lesson]) -> Notes:
+        return self._notes("review")
 
     def cheat_sheet(self) -> SlideSpec:
+        """The take-aways that close the deck: a row per lesson in teaching order (its module, its title, its
+        takeaway's checked part), then the reference; explanations and verification marks in the notes."""
         rows = []
+        lessons = [lesson for module in self.job.course.modules for lesson in module.lessons]
         for module in self.job.course.modules:
             for lesson in module.lessons:
                 rows.append(((Para((Span(module.name, mono=True),), 15),),
                              (Para(inline(self.t(lesson.title)), 15),),
-                             (Para(self._marked(self.t(lesson.takeaway) or "—", lesson.facts), 15),)))
+                             (Para(inline(self.take_away(lesson)), 15),)))
         header = tuple((Para(inline(c, bold=True, colour="bg1"), 15),) for c in self.words["cheat_columns"])
-        blocks = (TableBlock(header, tuple(rows)),) if rows else ()
-        return SlideSpec("Cheat Sheet", "cheatsheet", self.words["cheat"], blocks, self._notes("cheat"))
+        reference = TextBlock((Para((Span(all_words(self.job.lang)["workshop"]["docs"], colour="accent2",
+                                          link=REFERENCE),), 18),), keep_with_previous=True)
+        blocks = (TableBlock(header, tuple(rows)), reference) if rows else (reference,)
+        notes = self._notes("cheat")
+        return SlideSpec("Cheat Sheet", "cheatsheet", self.words["cheat"], blocks,
+                         dataclasses.replace(notes, more=self._explained(lessons) + self._marks(lessons)))
 
     def flashcards(self) -> SlideSpec:
-        rows = []
+        rows, marks = [], []
         for module in self.job.course.modules:
             for card in module.cards[:FLASHCARDS_PER_MODULE]:
                 front, back = self.card_sides(card)
-                rows.append(((Para(inline(front), 15),), (Para(self._marked(back, card.facts), 15),)))
+                rows.append(((Para(inline(front), 15),), (Para(inline(back), 15),)))
+                mark = self.job.item_mark(card.facts)
+                if mark:
+                    marks.append(f"{front}: {mark}")
         header = tuple((Para(inline(c, bold=True, colour="bg1"), 15),) for c in self.words["flash_columns"])
         blocks = (TableBlock(header, tuple(rows)),) if rows else ()
-        return SlideSpec("Flashcards", "flashcards", self.words["flash"], blocks, self._notes("flash"))
+        return SlideSpec("Flashcards", "flashcards", self.words["flash"], blocks,
+                         dataclasses.replace(self._notes("flash"), more=tuple(marks)))
 
     def card_sides(self, card: Card) -> tuple[str, str]:
         """A card as question and answer text, whatever its kind."""

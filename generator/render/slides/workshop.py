@@ -10,8 +10,6 @@ the next, the why of every option in the notes. Nothing is set under 20 pt but c
 from __future__ import annotations
 
 import dataclasses
-import re
-from urllib.parse import urlsplit
 
 from ...markup import segments, split_explanation
 from ...model import Lesson, Question, Workshop
@@ -19,60 +17,12 @@ from ...wording import words as all_words
 from ...workshops import REFERENCE, Slot, agenda_lines, clock, file_stem, lessons_of, schedule, stretch_of
 from ..order import shown
 from .flow import Block, CodeBlock, TableBlock, TextBlock
-from .plan import Notes, SlidePlan, SlideSpec, letter
+from .plan import Notes, SlidePlan, SlideSpec, for_the_room, letter, link_text
 from .text import Para, Span, code_lines, inline
 
 BODY_PT = 20.0
 POINT_PT = 20.0
 HIDDEN = "?"
-REASON_INDENT = 36.0  # pt: an option's reason sits under the option's text, past its "✔ A." (20 pt)
-
-
-# pictographs and the joiners and selectors that build them: what a title font lacks and Impress leaves blank
-EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\u2300-\u23FF\uFE0F\u200D\u20E3]+")
-
-
-# in a slide's text: the pictographs (✔ and ✘ are drawn from DejaVu and stay), with the space after one
-BODY_EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u26FF\u2B00-\u2BFF\uFE0F\u200D\u20E3]+ ?")
-
-
-def title_text(title: str) -> str:
-    """A slide title without emoji: Impress draws a title's emoji as a blank (the title then starts
-    indented or hangs), so a workshop's titles are words only."""
-    return re.sub(r"\s{2,}", " ", EMOJI.sub("", title)).strip()
-
-
-def words_only(block: Block) -> Block:
-    """A text block or table without the pictographs Impress draws as blanks (a content title's 🎮, the
-    agenda's 📋); code is left as written."""
-    def para(p: Para) -> Para:
-        spans = tuple(span if span.mono else dataclasses.replace(span, text=BODY_EMOJI.sub("", span.text))
-                      for span in p.spans)
-        return dataclasses.replace(p, spans=tuple(span for span in spans if span.text) or p.spans[:1])
-
-    if isinstance(block, TextBlock) and block.kind != "code":
-        return dataclasses.replace(block, paras=tuple(para(p) for p in block.paras))
-    if isinstance(block, TableBlock):
-        return TableBlock(tuple(tuple(para(p) for p in cell) for cell in block.header),
-                          tuple(tuple(tuple(para(p) for p in cell) for cell in row) for row in block.rows))
-    return block
-
-
-def link_text(address: str) -> str:
-    """A source address as short link text that breaks only between its parts: the site, then the API
-    name it points at (``docs.pytorch.org › torch.backends.cudnn.deterministic``), or the page
-    (``docs.pytorch.org › notes › cuda``, ``github.com › torch/backends/cudnn/__init__.py``)."""
-    parts = urlsplit(address)
-    host = parts.netloc.removeprefix("www.")
-    segments = [s for s in parts.path.split("/") if s]
-    fragment = parts.fragment.removeprefix("module-")
-    if fragment.startswith("torch."):
-        return f"{host} › {fragment}"
-    if host == "github.com" and "blob" in segments:  # github.com/OWNER/REPO/blob/REF/PATH: the file's path
-        return f"{host} › {'/'.join(segments[segments.index('blob') + 2:])}"
-    generic = {"docs", "stable", "main", "master", "generated"}
-    shown = [re.sub(r"\.html?$", "", s) for s in segments if s not in generic]
-    return " › ".join([host, *shown])
 
 
 def plain(text: str) -> str:
@@ -82,6 +32,9 @@ def plain(text: str) -> str:
 
 class WorkshopPlan(SlidePlan):
     """The slides of one workshop, started at ``start`` (minutes after midnight)."""
+
+    ANSWER_STEM_PT = BODY_PT
+    OPTION_PT = REASON_PT = TAKEAWAY_PT = POINT_PT
 
     def __init__(self, job, workshop: Workshop, start: int):
         super().__init__(job, whole_course=False)
@@ -128,17 +81,16 @@ class WorkshopPlan(SlidePlan):
         return [self.closing()]
 
     def _timed(self, spec: SlideSpec, segment: Slot, k: int, total: int) -> SlideSpec:
-        """The spec made to be presented: its segment's clock time in the notes, and with it where the
-        facts behind the slide were verified and what they are about (``mark``: the room never sees a
-        verification banner); its title without emoji (Impress draws them as blanks in a title)."""
+        """The spec made to be presented: its segment's clock time in the notes (which also say where the
+        facts behind the slide were verified: the room never sees a verification banner); its title and
+        text without emoji (``for_the_room``, as every deck)."""
         when = self.clock(segment.start)
         line = (self.ww["clock"].format(clock=when, n=segment.minutes) if total == 1 else
                 self.ww["clock_part"].format(clock=when, n=segment.minutes, k=k, total=total))
         notes = spec.notes
-        verified = " · ".join(part for part in (notes.verified, spec.mark) if part)
-        return SlideSpec(spec.layout, spec.name, title_text(spec.title), tuple(words_only(b) for b in spec.blocks),
-                         Notes(plain(notes.say), plain(notes.ask), segment.minutes, verified, line,
-                               tuple(plain(text) for text in notes.more)))
+        return dataclasses.replace(for_the_room(spec), notes=Notes(
+            plain(notes.say), plain(notes.ask), segment.minutes, notes.verified, line,
+            tuple(plain(text) for text in notes.more)))
 
     def _wnotes(self, kind: str, **fields) -> Notes:
         """A workshop phrase pair for the notes (``_timed`` adds the minutes and the clock)."""
@@ -270,52 +222,13 @@ class WorkshopPlan(SlidePlan):
                          Notes(notes.say, notes.ask, 0, self.job.verified_where(question.facts)),
                          self.job.item_mark(question.facts))
 
-    def answer(self, question: Question) -> SlideSpec:
-        options = shown(question, self.job.course)
-        letters = ", ".join(letter(i) for i, o in enumerate(options) if o.correct)
-        paras, whys = [], []
-        for index, option in enumerate(options):
-            mark, colour = ("✔", "accent3") if option.correct else ("✘", "accent4")
-            paras.append(Para((Span(f"{mark} {letter(index)}.  ", bold=True, colour=colour),
-                               *inline(self.t(option.text), bold=option.correct)), POINT_PT, before=8))
-            reason = self.reason(option)
-            if reason:  # one line under its option (the flow shortens it to fit); the whole why is in the notes
-                paras.append(Para(inline(reason, italic=True, colour="tx2"), POINT_PT, margin=REASON_INDENT,
-                                  keep=True, clip=True))
-            whys.append(self.ww["why"].format(mark=mark, letter=letter(index), why=self.t(option.why)))
-        blocks = (TextBlock((Para(inline(self.t(question.stem)), BODY_PT),)), TextBlock(tuple(paras)))
-        notes = self._wnotes("answer")
-        return SlideSpec("Answer", f"answer:{question.id}", self.words["answer"].format(letters=letters), blocks,
-                         Notes(notes.say, notes.ask, 0, self.job.verified_where(question.facts), more=tuple(whys)),
-                         self.job.item_mark(question.facts))
-
-    def reason(self, option) -> str:
-        """What an answer slide says of an option: its why's checked part, or where the why is all
-        explanation, the explanation (without its ℹ)."""
-        fact, explanation = split_explanation(self.t(option.why))
-        return fact.strip() or explanation.lstrip("ℹ").strip()
+    def _answer_notes(self) -> Notes:
+        return self._wnotes("answer")
 
     # ------------------------------------------------------------ recaps
-    def review(self, lessons: list[Lesson]) -> SlideSpec:
-        paras = tuple(Para((Span(f"{self.t(lesson.title)}: ", bold=True), *inline(self.recap(lesson))),
-                           BODY_PT, bullet="✔", margin=24, before=10) for lesson in lessons)
+    def _review_notes(self, lessons: list[Lesson]) -> Notes:
         recap = self.ww["review_of"].format(titles="; ".join(self.t(lesson.title) for lesson in lessons))
-        notes = self._wnotes("review", recap=recap)
-        return SlideSpec("Review", f"review:{lessons[-1].id}", self.words["review"], (TextBlock(paras),),
-                         dataclasses.replace(notes, more=self._marks(lessons)))
-
-    def _marks(self, lessons: list[Lesson]) -> tuple[str, ...]:
-        """For the notes of a slide that recaps lessons: each lesson that rests on a fact not verified
-        here (or is about some releases only), with what it says of it (the slide shows no such mark)."""
-        return tuple(f"{self.t(lesson.title)}: {mark}" for lesson in lessons
-                     for mark in [self.job.item_mark(lesson.facts)] if mark)
-
-    def recap(self, lesson: Lesson) -> str:
-        """What a review says of a lesson: its takeaway's checked part (the explanation is the speaker's),
-        or the whole takeaway where it is all explanation."""
-        takeaway = self.t(lesson.takeaway) or self.t(lesson.title)
-        fact, _ = split_explanation(takeaway)
-        return fact.strip() or takeaway
+        return self._wnotes("review", recap=recap)
 
     def pause(self, segment: Slot) -> SlideSpec:
         back = self.clock(segment.end)
@@ -328,7 +241,7 @@ class WorkshopPlan(SlidePlan):
         reference; the handout and the script are named in the notes, for the speaker to point to."""
         name = file_stem(self.workshop)
         lessons = lessons_of(self.workshop, self.job.course)
-        paras = [Para(inline(self.recap(lesson).lstrip("ℹ").strip()), BODY_PT, bullet="✔", margin=24, before=8)
+        paras = [Para(inline(self.take_away(lesson)), BODY_PT, bullet="✔", margin=24, before=8)
                  for lesson in lessons]
         paras.append(Para((Span(self.ww["docs"], colour="accent2", link=REFERENCE),), BODY_PT, before=14, keep=True))
         notes = self._wnotes("closing")

@@ -27,7 +27,7 @@ from pptx.parts.slide import NotesSlidePart, SlidePart
 
 from ...errors import BuildError
 from .drawingml import EMU_PER_PT, clean, fill, notes_xml, paras_xml
-from .flow import CELL_INSETS, GAP, MIN_PT, Area, Flow, PictureBlock, Placed, TableBlock, TextBlock
+from .flow import CELL_INSETS, MIN_PT, Area, Flow, PictureBlock, Placed, TableBlock, TextBlock
 from .plan import SlideSpec
 from .text import Para, Span, Typefaces, inline
 
@@ -116,17 +116,8 @@ class PresentationWriter:
     def add(self, spec: SlideSpec) -> int:
         """Draw ``spec`` on as many slides as its blocks need; returns how many."""
         boxes = self.boxes(spec.layout)
-        body = boxes.body
-        mark_block = None
-        if spec.mark:
-            mark_block = TextBlock((Para((Span(spec.mark, bold=True, colour="accent6"),), max(16.0, self.smallest)),),
-                                   "warn")
-            mark_h = self.flow.text_height(mark_block.paras, body.w, mark_block.style)
-            body = Area(body.x, body.y + mark_h + GAP, body.w, body.h - mark_h - GAP)
-        pages = self.flow.paginate(spec.blocks, body)
+        pages = self.flow.paginate(spec.blocks, boxes.body)  # no banner: where facts were verified is in the notes
         for number, page in enumerate(pages):
-            if mark_block:
-                page = [Placed(mark_block, Area(boxes.body.x, boxes.body.y, body.w, mark_h)), *page]
             title = spec.title
             if number and self.title_fits(spec.title + self.continued, spec.layout):
                 title = spec.title + self.continued  # else the title alone: it fits, the notes say "continued"
