@@ -10,7 +10,8 @@ around and inside them is escaped. Backticks mark code: `` `x` `` becomes
 from __future__ import annotations
 
 import re
-from typing import Iterable, Optional
+from typing import Iterable, NamedTuple, Optional
+from urllib.parse import urlsplit
 
 from markupsafe import Markup
 
@@ -53,6 +54,34 @@ def breakable(escaped_code: str) -> str:
     """
     broken = escaped_code.translate(_BREAK_AFTER)
     return broken[:-5] if broken.endswith("<wbr>") else broken  # nothing follows the last one
+
+
+class Link(NamedTuple):
+    """A source as the footer shows it: the address it opens and short text to tap."""
+
+    address: str
+    text: Markup
+
+
+def link(address: str) -> Link:
+    """``address`` with short link text, breakable like code: the site, then what it points at
+    (``docs.pytorch.org › cudnn.benchmark``, ``docs.pytorch.org › notes/randomness``,
+    ``github.com › cudnn/__init__.py``, ``github.com › pytorch#127277``)."""
+    parts = urlsplit(address)
+    host = parts.netloc.removeprefix("www.")
+    segments = [s for s in parts.path.split("/") if s]
+    fragment = parts.fragment.removeprefix("module-")
+    if host == "github.com" and len(segments) > 3 and segments[2] == "blob":  # OWNER/REPO/blob/REF/PATH
+        what = ("" if segments[:2] == ["pytorch", "pytorch"] else f"{segments[1]} › ") + "/".join(segments[4:][-2:])
+    elif host == "github.com" and len(segments) == 4 and segments[2] in ("pull", "issues"):
+        what = f"{segments[1]}#{segments[3]}"
+    elif fragment.startswith("torch."):
+        what = fragment.removeprefix("torch.backends.")
+    else:  # the page: its last two named parts (no docs/stable, no .html, no discussion numbers)
+        named = [re.sub(r"\.html?$", "", s) for s in segments
+                 if s not in ("docs", "stable", "main", "master", "generated") and not s.isdigit() and len(s) > 1]
+        what = "/".join(named[-2:])
+    return Link(address, Markup(breakable(escape(f"{host} › {what}" if what else host))))
 
 
 def inline(text: str) -> Markup:
