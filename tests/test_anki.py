@@ -32,7 +32,7 @@ from generator.loader import load_course
 from generator.render import anki
 from generator.render.anki import lock as anki_lock
 from generator.render.anki import notes as anki_notes
-from generator.render.anki.html import cloze, inline, link
+from generator.render.anki.html import breakable, cloze, code_block, inline, link
 from generator.render.anki.lock import read_manifest
 from generator.render.anki.models import NOTE_TYPES, models_snapshot, stable_id
 from generator.render.anki.notes import ROOT_DECK, build_notes, deck_name, note_guid
@@ -486,6 +486,29 @@ def test_escaping_shows_text_literally(small):
     assert '<a href="https://docs.pytorch.org/docs/stable/backends.html?a=1&amp;b=2">' in footer
     assert footer.index("<details>") < footer.index("backends.html?a=1") < footer.index("</details>")
     assert "🏎️ a test lap per track" in escape_note["Extra"]
+
+
+def test_code_breaks_only_after_punctuation_between_names():
+    """A ``<wbr>`` after ``.`` ``_`` ``/`` ``,`` ``(`` ``=`` where a name or argument follows, never inside a
+    number, a dunder or an operator; code blocks find them in the whole line (Pygments makes each dot a token)."""
+    assert breakable("torch.backends.cudnn.allow_tf32") == "torch.<wbr>backends.<wbr>cudnn.<wbr>allow_<wbr>tf32"
+    assert breakable("flags(enabled=True, benchmark=False)") == "flags(<wbr>enabled=<wbr>True, benchmark=<wbr>False)"
+    assert breakable("is_available()") == "is_<wbr>available()"
+    assert breakable("aten/src/ATen") == "aten/<wbr>src/<wbr>ATen"
+    for unbroken in ("__init__", "x = 2.13", "a == b", "f() ...", "_foreach", "x.", "v2.13.0"):
+        assert breakable(unbroken) == unbroken
+    block = code_block("if x:\n    torch.backends.cudnn.deterministic = True  # a.b\n", "python")
+    assert re.sub(r"<span[^>]*>|</span>", "", block) == (
+        '<pre class="highlight"><code>if x:\n    torch.<wbr>backends.<wbr>cudnn.<wbr>deterministic = True  # a.<wbr>b</code></pre>')
+    assert '<span class="line i4">' in block
+
+
+def test_names_in_prose_break_like_code():
+    """A dotted or snake_case name written without backticks is one word to a browser: it gets code's breaks."""
+    assert str(inline("Set torch.backends.cudnn.benchmark, e.g. TORCH_ALLOW_TF32=1 (see 2.13.0).")) == (
+        "Set torch.<wbr>backends.<wbr>cudnn.<wbr>benchmark, e.<wbr>g. TORCH_<wbr>ALLOW_<wbr>TF32=1 (see 2.13.0).")
+    assert str(cloze("{{c1::torch.backends.cudnn.benchmark}} is `a.b`")) == (
+        "{{c1::torch.<wbr>backends.<wbr>cudnn.<wbr>benchmark}} is <code>a.<wbr>b</code>")
 
 
 @pytest.mark.parametrize("address, text", [

@@ -111,6 +111,18 @@ def test_verified_footer_is_one_short_line(decks, layout, course, lang):
 
 
 @pytest.mark.parametrize("lang", LANGS)
+def test_no_name_is_broken_inside_a_word(layout, lang):
+    """Code, and names in prose, wrap only after ``.`` ``_`` ``/`` ``,`` ``(`` ``=`` or at a space, never
+    between two letters or digits (``torch.backends.cudnn.deterministi`` / ``c``): at 390 px, at 1024 px,
+    and with the footer open. Issue: 87 English sides broke a name so at 390 px (189 counting raw links)."""
+    for frame in ALL_FRAMES:
+        if frame.night:
+            continue  # night mode changes colours only
+        broken = {key: found["mid_word"][:3] for key, found in layout[lang][frame.name].items() if found["mid_word"]}
+        assert not broken, f"{frame.name}: {len(broken)} sides: {dict(list(broken.items())[:5])}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
 def test_no_web_address_shows_on_a_card(layout, lang):
     """Sources are short link text (``docs.pytorch.org › cudnn.benchmark``) inside the folded footer: no
     side shows a raw address, folded or tapped open. Issue: 145 sides of each deck showed one."""
