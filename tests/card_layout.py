@@ -26,7 +26,8 @@ Measured per side:
 * ``mid_word`` (light frames: the night ones lay out the same): each line break that falls between two letters
   or digits (``torc`` / ``h``, ``deterministi`` / ``c``), as the text around it with ``|`` where the line
   breaks; a break after ``.`` ``_`` ``(`` ``,`` or a space is not one, nor is the end of a block or a ``<br>``;
-* ``raw_urls``: shown text that reads as a web address (``https://…``, ``docs.pytorch.org/…``).
+* ``raw_urls``: shown text that reads as a web address (``https://…``, ``docs.pytorch.org/…``);
+* ``code_px``: the font size of each code block (``pre.highlight``), in CSS pixels.
 """
 from __future__ import annotations
 
@@ -254,6 +255,7 @@ window.addEventListener('load', () => {
       }
     }
     found.mid_word = frame.dataset.frame.includes('light') ? midWordBreaks(frame, shown) : [];
+    found.code_px = [...frame.querySelectorAll('pre.highlight')].map(el => parseFloat(getComputedStyle(el).fontSize));
     found.raw_urls = [];
     for (const node of textNodes(frame)) {
       if (shown.has(node.parentElement) && URL.test(node.textContent)) found.raw_urls.push(node.textContent.trim().slice(0, 60));

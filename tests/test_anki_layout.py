@@ -123,6 +123,15 @@ def test_no_name_is_broken_inside_a_word(layout, lang):
 
 
 @pytest.mark.parametrize("lang", LANGS)
+def test_code_blocks_take_15px_on_a_phone(layout, lang):
+    """A code block's type is 15 px on a phone (38 columns at 390 px) and 17 px on a desktop: the card's
+    width decides (a container query), as the frames here show."""
+    for frame in ALL_FRAMES:
+        sizes = {size for found in layout[lang][frame.name].values() for size in found["code_px"]}
+        assert sizes == ({15} if frame.width == PHONE else {17}), (frame.name, sizes)
+
+
+@pytest.mark.parametrize("lang", LANGS)
 def test_no_web_address_shows_on_a_card(layout, lang):
     """Sources are short link text (``docs.pytorch.org › cudnn.benchmark``) inside the folded footer: no
     side shows a raw address, folded or tapped open. Issue: 145 sides of each deck showed one."""
