@@ -504,11 +504,15 @@ def test_code_breaks_only_after_punctuation_between_names():
 
 
 def test_names_in_prose_break_like_code():
-    """A dotted or snake_case name written without backticks is one word to a browser: it gets code's breaks."""
-    assert str(inline("Set torch.backends.cudnn.benchmark, e.g. TORCH_ALLOW_TF32=1 (see 2.13.0).")) == (
-        "Set torch.<wbr>backends.<wbr>cudnn.<wbr>benchmark, e.<wbr>g. TORCH_<wbr>ALLOW_<wbr>TF32=1 (see 2.13.0).")
-    assert str(cloze("{{c1::torch.backends.cudnn.benchmark}} is `a.b`")) == (
-        "{{c1::torch.<wbr>backends.<wbr>cudnn.<wbr>benchmark}} is <code>a.<wbr>b</code>")
+    """Code written in prose without backticks (a run of ASCII holding a dotted or snake_case name) is one word
+    to a browser: it gets code's breaks. Inline code or such a run of 20 characters or fewer gets none: it fits
+    a line, so it moves to the next one whole."""
+    assert str(inline("Set torch.backends.cudnn.benchmark, e.g. TORCH_ALLOW_TF32_CUBLAS=1 in torch.backends.")) == (
+        "Set torch.<wbr>backends.<wbr>cudnn.<wbr>benchmark, e.g. TORCH_<wbr>ALLOW_<wbr>TF32_<wbr>CUBLAS=<wbr>1 in "
+        "torch.backends.")
+    assert str(cloze("{{c1::torch.backends.cudnn.benchmark}} is `a.b` or `torch.backends.cudnn.enabled`")) == (
+        "{{c1::torch.<wbr>backends.<wbr>cudnn.<wbr>benchmark}} is <code>a.b</code> or "
+        "<code>torch.<wbr>backends.<wbr>cudnn.<wbr>enabled</code>")
 
 
 @pytest.mark.parametrize("address, text", [

@@ -28,9 +28,12 @@ _CLOSING_RUN = re.compile(r"\}{2,}")
 # Never between two letters or digits: a name is never cut inside a word.
 _BREAK_AFTER = re.compile(r"(?<![\s\d])\.(?=[^\s.])|(?<=\d)\.(?=[^\s.\d])|(?<=[A-Za-z0-9])_(?=[A-Za-z0-9])"
                           r"|/(?=[^\s/])|,(?=[^\s])|\((?=[^\s()])|(?<!=)=(?=[^\s=])")
-# A name written in prose without backticks (``torch.backends.cudnn.benchmark``, ``TORCH_ALLOW_TF32``):
-# one unbreakable word to a browser, so it gets code's break places too.
-_PROSE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+")
+# Code written in prose without backticks: a run of ASCII without spaces that holds a dotted or snake_case
+# name (``torch.backends.cudnn.benchmark``, ``MALLOC_CONF=oversize_threshold:1,background_thread:true``).
+# One unbreakable word to a browser, so it gets code's break places too.
+_PROSE_NAME = re.compile(r"[!-~]*?[A-Za-z0-9][._][A-Za-z0-9_][!-~]*")
+_FITS = 20  # inline code or a name this long fits a line anywhere on a card at 390 px (the layout tests hold it)
+_ENTITY = re.compile(r"&[^;]+;")
 _MAX_HANGING_INDENT = 20  # card.css has a class i1 .. i20 per leading-space count
 
 
@@ -46,7 +49,7 @@ def _decorate(escaped: str) -> str:
     """Backticked spans become ``<code>``, names in the prose around them breakable, line breaks ``<br>``."""
     html, start = [], 0
     for span in CODE_SPAN.finditer(escaped) if "`" in escaped else ():
-        html += [prose(escaped[start:span.start()]), "<code>", breakable(span[1]), "</code>"]
+        html += [prose(escaped[start:span.start()]), "<code>", _breakable_if_long(span[1]), "</code>"]
         start = span.end()
     html.append(prose(escaped[start:]))
     joined = "".join(html)
@@ -56,7 +59,13 @@ def _decorate(escaped: str) -> str:
 def prose(escaped: str) -> str:
     """Escaped prose with ``breakable``'s ``<wbr>`` inside each name it mentions (``_PROSE_NAME``): a dotted
     name is one word to the browser, which could otherwise only cut it mid-word on a phone."""
-    return _PROSE_NAME.sub(lambda name: breakable(name[0]), escaped) if ("." in escaped or "_" in escaped) else escaped
+    return _PROSE_NAME.sub(lambda name: _breakable_if_long(name[0]), escaped) if ("." in escaped or "_" in escaped) else escaped
+
+
+def _breakable_if_long(escaped_code: str) -> str:
+    """``breakable`` for inline code or a name longer than ``_FITS`` characters; a shorter one fits any line of a
+    card at 390 px, so it moves to the next line whole rather than breaking at a dot (``torch.`` / ``backends``)."""
+    return breakable(escaped_code) if len(_ENTITY.sub("x", escaped_code)) > _FITS else escaped_code
 
 
 def breakable(escaped_code: str) -> str:
@@ -112,7 +121,7 @@ def inline(text: str) -> Markup:
             html.append('<span class="explain">')
             explaining = True
         body = escape(segment.text)
-        html.append("<code>" + breakable(body) + "</code>" if segment.code else prose(body))
+        html.append("<code>" + _breakable_if_long(body) + "</code>" if segment.code else prose(body))
     if explaining:
         html.append("</span>")
     joined = "".join(html)
