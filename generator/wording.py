@@ -227,6 +227,8 @@ _COMMON = {
         "where": ("verified on torch {}", " (here)", ", "),
         "pass_skip": "({passed} pass, {skipped} skip)",
         "verified_mark": "✓ verified",  # a card's footer: the mark, the details (where, which claims) folded under it
+        "unverified_mark": "⚠ not verified",  # the footer of a card no run verified: why, and the sources, folded
+        "card_sources": ("Source: ", "Sources: "),  # before the links in a card's folded footer: one, several
         "releases": {"since": "since torch {}", "until": "until torch {}", "between": "torch {} to {}",
                      "only": "torch {} only"},
         "sample": {"fragment": "excerpt: part of a larger program", "gpu": "needs a CUDA GPU"},
@@ -284,6 +286,8 @@ _COMMON = {
         "where": ("已验证：torch {}", "（本机）", "、"),
         "pass_skip": "（{passed} 项通过，{skipped} 项跳过）",
         "verified_mark": "✓ 已验证",
+        "unverified_mark": "⚠ 未验证",
+        "card_sources": ("出处：", "出处："),
         "releases": {"since": "torch {} 起", "until": "torch {} 及更早", "between": "torch {} 至 {}",
                      "only": "仅 torch {}"},
         "sample": {"fragment": "节选：较大程序的一部分", "gpu": "需要 CUDA GPU"},

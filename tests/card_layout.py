@@ -22,7 +22,12 @@ Measured per side:
   colour against the background behind it has a contrast ratio under 4.5 (WCAG AA), as
   ``"element: ratio"``;
 * ``light_boxes`` (the phone's night frame): in night mode, elements painting a light background (relative
-  luminance over 0.4), which would glare.
+  luminance over 0.4), which would glare;
+* ``mid_word`` (light frames: the night ones lay out the same): each line break that falls between two letters
+  or digits (``torc`` / ``h``, ``deterministi`` / ``c``), as the text around it with ``|`` where the line
+  breaks; a break after ``.`` ``_`` ``(`` ``,`` or a space is not one, nor is the end of a block or a ``<br>``;
+* ``raw_urls``: shown text that reads as a web address (``https://…``, ``docs.pytorch.org/…``);
+* ``code_px``: the font size of each code block (``pre.highlight``), in CSS pixels.
 """
 from __future__ import annotations
 
@@ -51,17 +56,20 @@ class Side:
 
 @dataclass(frozen=True)
 class Frame:
-    """How a side is shown: the screen width and whether night mode is on."""
+    """How a side is shown: the screen width, whether night mode is on, and whether the learner tapped the
+    folded footer open (every ``<details>`` open)."""
 
     width: int
     night: bool
+    opened: bool = False
 
     @property
     def name(self) -> str:
-        return f"{self.width}-{'night' if self.night else 'light'}"
+        return f"{self.width}-{'night' if self.night else 'light'}" + ("-open" if self.opened else "")
 
 
 FRAMES = tuple(Frame(width, night) for width in (PHONE, DESKTOP) for night in (False, True))
+OPENED = Frame(PHONE, False, opened=True)  # the phone with the footer tapped open: its sources and claims
 
 
 def anki_sides(col, card_id_of_guid: dict[str, str]) -> list[Side]:
@@ -96,12 +104,29 @@ def _page(sides: list[Side], frames: tuple[Frame, ...], css: str, media_dir: Pat
     for frame in frames:
         night = " nightMode night_mode" if frame.night else ""
         for side in sides:
+            body = side.body.replace("<details>", "<details open>") if frame.opened else side.body
             blocks.append(f'<div class="frame" data-frame="{frame.name}" data-key="{html.escape(side.key)}" '
                           f'style="width:{frame.width}px"><div class="card card{side.ordinal + 1}{night}">'
-                          f'{side.body}</div></div>')
+                          f'{body}</div></div>')
     return (f'<!doctype html><html><head><meta charset="utf-8"><base href="{media_dir.as_uri()}/">'
             f'<style>body{{margin:0}} .frame{{margin:0 0 8px 0}}</style><style>{css}</style></head>'
             f'<body>{"".join(blocks)}<script>{_SCRIPT}</script></body></html>')
+
+
+def screenshot(sides: list[Side], frame: Frame, media_dir: Path, png: Path, height: int = 2400) -> Path:
+    """The sides one under another in ``frame`` (``frame.width`` px wide, as the measurements lay them out),
+    drawn by Chromium to ``png``: to look at what the numbers say."""
+    with tempfile.TemporaryDirectory(prefix="card-shot-") as folder:
+        page = Path(folder) / "page.html"
+        css = sides[0].css
+        page.write_text(_page(sides, (frame,), css, media_dir).replace(f"<script>{_SCRIPT}</script>", ""),
+                        encoding="utf-8")
+        command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                   f"--window-size={frame.width},{height}", f"--screenshot={png}", page.as_uri()]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        if done.returncode != 0:
+            raise RuntimeError(f"chromium failed ({done.returncode}): {done.stderr[-2000:]}")
+    return png
 
 
 def _dump_dom(page: Path) -> str:
@@ -117,6 +142,49 @@ def _dump_dom(page: Path) -> str:
 # Runs once every image has loaded; replaces the page with its findings so the dump stays small.
 _SCRIPT = r"""
 const PHONE = %d;
+const WORD = /[A-Za-z0-9]/;
+const URL = /https?:\/\/|\b[a-z0-9-]+(\.[a-z0-9-]+)*\.(org|com|io|net|dev|ai)\//i;
+const textNodes = root => {
+  const nodes = [], walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) nodes.push(node);
+  return nodes;
+};
+// Line breaks between two letters or digits: consecutive characters of one block (their nearest
+// ancestor that is not inline: an inline-block badge is a block of its own; no <br> or image between
+// them) where the second starts below the first.
+const midWordBreaks = (frame, shown) => {
+  const breaks = [], range = document.createRange(), blocks = new Map();
+  const blockOf = el => {
+    if (!blocks.has(el)) {
+      const display = getComputedStyle(el).display;
+      blocks.set(el, el === frame || (display !== 'inline' && display !== 'contents') ? el : blockOf(el.parentElement));
+    }
+    return blocks.get(el);
+  };
+  const charRect = (node, i) => { range.setStart(node, i); range.setEnd(node, i + 1); return range.getClientRects()[0] || null; };
+  let prev = null, context = '';  // prev: {ch, rect, block}
+  const walker = document.createTreeWalker(frame, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (node.nodeType === 1) { if (node.tagName === 'BR' || node.tagName === 'IMG') prev = null; continue; }
+    if (!shown.has(node.parentElement) || !node.textContent.length) continue;
+    const block = blockOf(node.parentElement), text = node.textContent;
+    if (prev && prev.block !== block) { prev = null; context = ''; }
+    range.selectNodeContents(node);
+    const lines = range.getClientRects().length;
+    // a text node on one line can break only before its first character: look at the ends alone
+    const indices = lines > 1 ? Array.from({length: text.length}, (_, i) => i) : new Set([0, text.length - 1]);
+    for (const i of indices) {
+      const ch = text[i];
+      const rect = charRect(node, i);
+      if (prev && rect && prev.rect && WORD.test(prev.ch) && WORD.test(ch) && rect.top >= prev.rect.bottom - 1) {
+        breaks.push((context + text.slice(0, i)).slice(-24) + '|' + text.slice(i, i + 8));
+      }
+      prev = {ch, rect, block};
+    }
+    context = (context + text).slice(-24);
+  }
+  return breaks;
+};
 window.addEventListener('load', () => {
   const results = {};
   const rgba = text => text.match(/[\d.]+/g).map(Number);
@@ -163,7 +231,7 @@ window.addEventListener('load', () => {
     found.low_contrast = [];
     found.light_boxes = [];
     const checked = new Set();
-    const colours = frame.dataset.frame.startsWith(PHONE + '-');  // colours do not depend on the width
+    const colours = frame.dataset.frame.startsWith(PHONE + '-');  // colours do not depend on the width (the open footer's are checked too)
     if (colours && frame.dataset.frame.endsWith('night')) {
       for (const el of elements) {
         const c = painted(el);
@@ -185,6 +253,12 @@ window.addEventListener('load', () => {
       if (range.getBoundingClientRect().right > right && !clipped(node)) {
         found.past_edge.push(describe(node.parentElement) + ': ' + node.textContent.trim().slice(0, 60));
       }
+    }
+    found.mid_word = frame.dataset.frame.includes('light') ? midWordBreaks(frame, shown) : [];
+    found.code_px = [...frame.querySelectorAll('pre.highlight')].map(el => parseFloat(getComputedStyle(el).fontSize));
+    found.raw_urls = [];
+    for (const node of textNodes(frame)) {
+      if (shown.has(node.parentElement) && URL.test(node.textContent)) found.raw_urls.push(node.textContent.trim().slice(0, 60));
     }
     const seen = selector => {
       const boxes = [...frame.querySelectorAll(selector)];

@@ -32,7 +32,7 @@ from generator.loader import load_course
 from generator.render import anki
 from generator.render.anki import lock as anki_lock
 from generator.render.anki import notes as anki_notes
-from generator.render.anki.html import cloze, inline
+from generator.render.anki.html import breakable, cloze, code_block, inline, link
 from generator.render.anki.lock import read_manifest
 from generator.render.anki.models import NOTE_TYPES, models_snapshot, stable_id
 from generator.render.anki.notes import ROOT_DECK, build_notes, deck_name, note_guid
@@ -480,9 +480,60 @@ def test_escaping_shows_text_literally(small):
     assert "Yes {{c1::not a cloze}} & more" in collapse_spaces(answer)
     assert "<code>a &lt; b &amp;&amp; c</code>" in card.question()
     assert "<b>" not in escape_note["Front"]
-    source = escape_note["Source"]
-    assert "<blockquote>" in source and "backends.html?a=1&amp;b=2" in source
+    assert escape_note["Source"] == "<blockquote>A bool that, if True, causes cuDNN to benchmark.</blockquote>"
+    # the card's own source is a link in the folded footer, its address escaped, its text short
+    footer = escape_note["Verified"]
+    assert '<a href="https://docs.pytorch.org/docs/stable/backends.html?a=1&amp;b=2">' in footer
+    assert footer.index("<details>") < footer.index("backends.html?a=1") < footer.index("</details>")
     assert "🏎️ a test lap per track" in escape_note["Extra"]
+
+
+def test_code_breaks_only_after_punctuation_between_names():
+    """A ``<wbr>`` after ``.`` ``_`` ``/`` ``,`` ``(`` ``=`` where a name or argument follows, never inside a
+    number, a dunder or an operator; code blocks find them in the whole line (Pygments makes each dot a token)."""
+    assert breakable("torch.backends.cudnn.allow_tf32") == "torch.<wbr>backends.<wbr>cudnn.<wbr>allow_<wbr>tf32"
+    assert breakable("flags(enabled=True, benchmark=False)") == "flags(<wbr>enabled=<wbr>True, benchmark=<wbr>False)"
+    assert breakable("is_available()") == "is_<wbr>available()"
+    assert breakable("aten/src/ATen") == "aten/<wbr>src/<wbr>ATen"
+    for unbroken in ("__init__", "x = 2.13", "a == b", "f() ...", "_foreach", "x.", "v2.13.0"):
+        assert breakable(unbroken) == unbroken
+    block = code_block("if x:\n    torch.backends.cudnn.deterministic = True  # a.b\n", "python")
+    assert re.sub(r"<span[^>]*>|</span>", "", block) == (
+        '<pre class="highlight"><code>if x:\n    torch.<wbr>backends.<wbr>cudnn.<wbr>deterministic = True  # a.<wbr>b</code></pre>')
+    assert '<span class="line i4">' in block
+
+
+def test_names_in_prose_break_like_code():
+    """Code written in prose without backticks (a run of ASCII holding a dotted or snake_case name) is one word
+    to a browser: it gets code's breaks. Inline code or such a run of 20 characters or fewer gets none: it fits
+    a line, so it moves to the next one whole."""
+    assert str(inline("Set torch.backends.cudnn.benchmark, e.g. TORCH_ALLOW_TF32_CUBLAS=1 in torch.backends.")) == (
+        "Set torch.<wbr>backends.<wbr>cudnn.<wbr>benchmark, e.g. TORCH_<wbr>ALLOW_<wbr>TF32_<wbr>CUBLAS=<wbr>1 in "
+        "torch.backends.")
+    assert str(cloze("{{c1::torch.backends.cudnn.benchmark}} is `a.b` or `torch.backends.cudnn.enabled`")) == (
+        "{{c1::torch.<wbr>backends.<wbr>cudnn.<wbr>benchmark}} is <code>a.b</code> or "
+        "<code>torch.<wbr>backends.<wbr>cudnn.<wbr>enabled</code>")
+
+
+@pytest.mark.parametrize("address, text", [
+    ("https://docs.pytorch.org/docs/stable/backends.html#torch.backends.cudnn.benchmark",
+     "docs.pytorch.org › cudnn.benchmark"),
+    ("https://docs.pytorch.org/docs/stable/backends.html#module-torch.backends.python_native",
+     "docs.pytorch.org › python_native"),
+    ("https://docs.pytorch.org/docs/stable/notes/randomness.html#cuda-convolution-determinism",
+     "docs.pytorch.org › notes/randomness"),
+    ("https://docs.pytorch.org/docs/stable/generated/torch.use_deterministic_algorithms.html",
+     "docs.pytorch.org › torch.use_deterministic_algorithms"),
+    ("https://github.com/pytorch/pytorch/blob/v2.13.0/torch/backends/cudnn/__init__.py",
+     "github.com › cudnn/__init__.py"),
+    ("https://github.com/uxlfoundation/oneDNN/blob/main/doc/mainpage.md", "github.com › oneDNN › doc/mainpage.md"),
+    ("https://github.com/pytorch/pytorch/pull/127277", "github.com › pytorch#127277"),
+    ("https://dev-discuss.pytorch.org/t/pytorch-and-tensorfloat32/504", "dev-discuss.pytorch.org › pytorch-and-tensorfloat32"),
+    ("https://example.com", "example.com"),
+])
+def test_source_link_text_is_short(address, text):
+    shown = link(address)
+    assert shown.address == address and str(shown.text).replace("<wbr>", "") == text
 
 
 def test_cloze_deletions_work_and_other_braces_stay(small):

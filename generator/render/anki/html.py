@@ -10,7 +10,8 @@ around and inside them is escaped. Backticks mark code: `` `x` `` becomes
 from __future__ import annotations
 
 import re
-from typing import Iterable, Optional
+from typing import Iterable, NamedTuple, Optional
+from urllib.parse import urlsplit
 
 from markupsafe import Markup
 
@@ -21,7 +22,18 @@ from ...parallel import in_background
 _ENTITIES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("{", "&#123;"), ("}", "&#125;"))  # & first
 _CODE_BLOCKS: dict[tuple[str, str], Markup] = {}  # (code, language) -> HTML, for the process
 _CLOSING_RUN = re.compile(r"\}{2,}")
-_BREAK_AFTER = str.maketrans({c: c + "<wbr>" for c in "._/,(="})  # where a long identifier or call may wrap
+# Where code may wrap: after a dot between names (not inside a number or an ellipsis), an underscore
+# between two letters or digits (``allow_|tf32``, never ``__|init__``), a ``/``, a comma, an opening
+# parenthesis or an ``=`` (not doubled, nor before a closing one or a space, which breaks anyway).
+# Never between two letters or digits: a name is never cut inside a word.
+_BREAK_AFTER = re.compile(r"(?<![\s\d])\.(?=[^\s.])|(?<=\d)\.(?=[^\s.\d])|(?<=[A-Za-z0-9])_(?=[A-Za-z0-9])"
+                          r"|/(?=[^\s/])|,(?=[^\s])|\((?=[^\s()])|(?<!=)=(?=[^\s=])")
+# Code written in prose without backticks: a run of ASCII without spaces that holds a dotted or snake_case
+# name (``torch.backends.cudnn.benchmark``, ``MALLOC_CONF=oversize_threshold:1,background_thread:true``).
+# One unbreakable word to a browser, so it gets code's break places too.
+_PROSE_NAME = re.compile(r"[!-~]*?[A-Za-z0-9][._][A-Za-z0-9_][!-~]*")
+_FITS = 20  # inline code or a name this long fits a line anywhere on a card at 390 px (the layout tests hold it)
+_ENTITY = re.compile(r"&[^;]+;")
 _MAX_HANGING_INDENT = 20  # card.css has a class i1 .. i20 per leading-space count
 
 
@@ -34,25 +46,70 @@ def escape(text: str) -> str:
 
 
 def _decorate(escaped: str) -> str:
-    """Backticked spans become ``<code>``, line breaks ``<br>``."""
-    if "`" in escaped:
-        escaped = CODE_SPAN.sub(_code_span, escaped)
-    return escaped.replace("\n", "<br>") if "\n" in escaped else escaped
+    """Backticked spans become ``<code>``, names in the prose around them breakable, line breaks ``<br>``."""
+    html, start = [], 0
+    for span in CODE_SPAN.finditer(escaped) if "`" in escaped else ():
+        html += [prose(escaped[start:span.start()]), "<code>", _breakable_if_long(span[1]), "</code>"]
+        start = span.end()
+    html.append(prose(escaped[start:]))
+    joined = "".join(html)
+    return joined.replace("\n", "<br>") if "\n" in joined else joined
 
 
-def _code_span(match: re.Match) -> str:
-    return "<code>" + breakable(match[1]) + "</code>"
+def prose(escaped: str) -> str:
+    """Escaped prose with ``breakable``'s ``<wbr>`` inside each name it mentions (``_PROSE_NAME``): a dotted
+    name is one word to the browser, which could otherwise only cut it mid-word on a phone."""
+    return _PROSE_NAME.sub(lambda name: _breakable_if_long(name[0]), escaped) if ("." in escaped or "_" in escaped) else escaped
+
+
+def _breakable_if_long(escaped_code: str) -> str:
+    """``breakable`` for inline code or a name longer than ``_FITS`` characters; a shorter one fits any line of a
+    card at 390 px, so it moves to the next line whole rather than breaking at a dot (``torch.`` / ``backends``)."""
+    return breakable(escaped_code) if len(_ENTITY.sub("x", escaped_code)) > _FITS else escaped_code
 
 
 def breakable(escaped_code: str) -> str:
-    """Inline code with a ``<wbr>`` after each dot, underscore, slash, comma, ``(`` and ``=``.
+    """Inline code with a ``<wbr>`` at each of ``_BREAK_AFTER``'s places.
 
-    ``torch.backends.cudnn.allow_tf32`` then wraps at its dots on a phone rather than
-    running past the edge (the CSS breaks anywhere only where a part is still too long);
-    ``<wbr>`` is no character, so copied code stays intact. Entities (``&amp;``) hold none of these.
+    ``torch.backends.cudnn.allow_tf32`` then wraps at its dots (or after ``allow_``) on a phone
+    rather than running past the edge; the CSS breaks code nowhere else, so no name is cut inside
+    a word. ``<wbr>`` is no character, so copied code stays intact. Entities (``&amp;``) hold none
+    of these characters.
     """
-    broken = escaped_code.translate(_BREAK_AFTER)
-    return broken[:-5] if broken.endswith("<wbr>") else broken  # nothing follows the last one
+    return _BREAK_AFTER.sub(r"\g<0><wbr>", escaped_code)
+
+
+def break_offsets(code: str) -> list[int]:
+    """Where ``breakable`` puts its ``<wbr>``: offsets in ``code`` just after each break character."""
+    return [match.end() for match in _BREAK_AFTER.finditer(code)]
+
+
+class Link(NamedTuple):
+    """A source as the footer shows it: the address it opens and short text to tap."""
+
+    address: str
+    text: Markup
+
+
+def link(address: str) -> Link:
+    """``address`` with short link text, breakable like code: the site, then what it points at
+    (``docs.pytorch.org › cudnn.benchmark``, ``docs.pytorch.org › notes/randomness``,
+    ``github.com › cudnn/__init__.py``, ``github.com › pytorch#127277``)."""
+    parts = urlsplit(address)
+    host = parts.netloc.removeprefix("www.")
+    segments = [s for s in parts.path.split("/") if s]
+    fragment = parts.fragment.removeprefix("module-")
+    if host == "github.com" and len(segments) > 3 and segments[2] == "blob":  # OWNER/REPO/blob/REF/PATH
+        what = ("" if segments[:2] == ["pytorch", "pytorch"] else f"{segments[1]} › ") + "/".join(segments[4:][-2:])
+    elif host == "github.com" and len(segments) == 4 and segments[2] in ("pull", "issues"):
+        what = f"{segments[1]}#{segments[3]}"
+    elif fragment.startswith("torch."):
+        what = fragment.removeprefix("torch.backends.")
+    else:  # the page: its last two named parts (no docs/stable, no .html, no discussion numbers)
+        named = [re.sub(r"\.html?$", "", s) for s in segments
+                 if s not in ("docs", "stable", "main", "master", "generated") and not s.isdigit() and len(s) > 1]
+        what = "/".join(named[-2:])
+    return Link(address, Markup(breakable(escape(f"{host} › {what}" if what else host))))
 
 
 def inline(text: str) -> Markup:
@@ -64,7 +121,7 @@ def inline(text: str) -> Markup:
             html.append('<span class="explain">')
             explaining = True
         body = escape(segment.text)
-        html.append("<code>" + breakable(body) + "</code>" if segment.code else body)
+        html.append("<code>" + _breakable_if_long(body) + "</code>" if segment.code else prose(body))
     if explaining:
         html.append("</span>")
     joined = "".join(html)
@@ -172,10 +229,30 @@ def _highlighted(code: str, language: str) -> Markup:
 
 
 def _code_line(runs: list[tuple[str, str]], end: str) -> str:
-    """A line's spans and its newline inside the line's box (a newline between the boxes would show as a blank line)."""
+    """A line's spans and its newline inside the line's box (a newline between the boxes would show as a blank line).
+
+    Break places are found in the whole line, not token by token: Pygments makes each dot of
+    ``torch.backends.cudnn`` a token of its own, and only the line shows it between two names.
+    """
     text = "".join(piece for piece, _ in runs)
     indent = min(len(text) - len(text.lstrip(" ")), _MAX_HANGING_INDENT) if text.strip() else 0
-    pieces = ((breakable(escape(piece)), css_class) for piece, css_class in runs)
+    pieces = zip(_split_at(runs, break_offsets(text)), (css_class for _, css_class in runs))
     spans = "".join(f'<span class="{css_class}">{piece}</span>' if css_class else piece for piece, css_class in pieces)
     classes = f"line i{indent}" if indent else "line"
     return f'<span class="{classes}">{spans}{end}</span>'
+
+
+def _split_at(runs: list[tuple[str, str]], offsets: list[int]) -> list[str]:
+    """Each run's text escaped, with a ``<wbr>`` at each of ``offsets`` (offsets in the whole line) inside it
+    or at its end."""
+    pieces, start, pending = [], 0, iter(offsets)
+    offset = next(pending, None)
+    for piece, _ in runs:
+        end, parts, at = start + len(piece), [], start
+        while offset is not None and offset <= end:
+            parts.append(escape(piece[at - start:offset - start]))
+            at, offset = offset, next(pending, None)
+        parts.append(escape(piece[at - start:]))
+        pieces.append("<wbr>".join(parts) if parts[-1] else "<wbr>".join(parts[:-1]) + "<wbr>")
+        start = end
+    return pieces

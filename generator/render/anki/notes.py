@@ -9,7 +9,7 @@ import base64
 import hashlib
 import re
 from functools import lru_cache
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
@@ -20,7 +20,7 @@ from ...model import Course, Module
 from ...wording import words
 from ..base import RenderJob
 from ..order import shown as shown_options
-from .html import cloze, code_block, highlight_ahead, inline
+from .html import cloze, code_block, highlight_ahead, inline, link
 from .models import NOTE_TYPES, TEMPLATE_DIR
 
 ROOT_DECK = "PyTorch torch.backends"
@@ -130,7 +130,6 @@ class _NoteBuilder:
         self._scope = lru_cache(maxsize=None)(self._scope_badge)
         self._status_tags = lru_cache(maxsize=None)(self._status_tags_of)
         self._fact_links = lru_cache(maxsize=None)(self._links_of)
-        self._fact_source = lru_cache(maxsize=None)(self._source_of_facts)
         self._diagram_field = lru_cache(maxsize=None)(self._diagram_html)
         self._ranks = lru_cache(maxsize=None)(self._rank_of)
         self.diagrams = lru_cache(maxsize=None)(self._diagrams_of)
@@ -147,8 +146,8 @@ class _NoteBuilder:
 
     def note(self, module: Module, card, due: int, diagrams: tuple[str, ...]) -> NoteSpec:
         facts = tuple(card.facts)
-        common = (self.source(card, facts), self._verified(facts), self.text(card.extra),
-                  self._diagram_field(diagrams))
+        own = card.source.source if card.source is not None else None
+        common = (self.source(card), self._verified(facts, own), self.text(card.extra), self._diagram_field(diagrams))
         first, *rest = _KIND_FIELDS[card.kind](self, card)
         fields = tuple(str(value) for value in (self._scope(facts) + first, *rest, *common))
         tags = self._tags(tuple(card.tags), module.module, card.kind, card.difficulty, facts)
@@ -176,25 +175,26 @@ class _NoteBuilder:
         names = [name for fact in facts for lesson in self.lessons_of_fact.get(fact, ()) for name in lesson.diagrams]
         return tuple(dict.fromkeys(names))
 
-    def source(self, card, facts: tuple[str, ...]) -> str:
-        """The card's own quote and link, then the sources its facts cite."""
+    def source(self, card) -> str:
+        """The card's own quote (its address goes to the footer with the facts' sources)."""
         if card.source is None:
-            return self._fact_source(facts)
-        links = tuple(dict.fromkeys((card.source.source, *self._fact_links(facts))))
-        return _render_field("field.source.html", quote=self.text(card.source.text), links=links)
-
-    def _source_of_facts(self, facts: tuple[str, ...]) -> str:
-        links = self._fact_links(facts)
-        return _render_field("field.source.html", quote=None, links=links) if links else ""
+            return ""
+        return _render_field("field.source.html", quote=self.text(card.source.text))
 
     def _links_of(self, facts: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(dict.fromkeys(self.course.fact(f).source for f in facts if self.course.fact(f).source))
 
-    def _verified_field(self, facts: tuple[str, ...]) -> str:
-        note = self.job.unverified_note(facts)
+    def _verified_field(self, facts: tuple[str, ...], own_source: Optional[str]) -> str:
+        """The folded footer: the mark (or the warning where no run verified every fact), then where, what
+        could not be checked here, the claims, and the sources: the card's own, then its facts'."""
+        addresses = dict.fromkeys(((own_source,) if own_source else ()) + self._fact_links(facts))
         claims = [self.text(self.course.fact(f).claim) for f in facts]
-        return _render_field("field.verified.html", note=note, where=self.job.verified_where(facts), claims=claims,
-                             mark=words(self.job.lang)["verified_mark"])
+        phrases = words(self.job.lang)
+        return _render_field("field.verified.html", note=self.job.unverified_note(facts),
+                             where=self.job.verified_where(facts), claims=claims,
+                             links=[link(address) for address in addresses],
+                             source=phrases["card_sources"][len(addresses) > 1],
+                             mark=phrases["verified_mark"], unverified_mark=phrases["unverified_mark"])
 
     def _scope_badge(self, facts: tuple[str, ...]) -> Markup:
         """'since torch 2.15' above the question of a card whose facts hold only for some releases or builds."""
