@@ -219,7 +219,7 @@ def _draw_tf32_bits(pen: _Pen, _modules) -> float:
     words = pen.words
     y = pen.title("tf32_title")
     parts = (("sign", ACCENTS["other"]), ("exponent", ACCENTS["cpu"]), ("mantissa", ACCENTS["gpu"]))
-    x = PAD
+    x: float = PAD
     for key, colour in parts:  # the legend: what each colour is
         pen.draw.rectangle((x, y + 6, x + 28, y + 34), fill=colour)
         label = words[key]

@@ -316,9 +316,10 @@ def verify_command(content_dir, out_dir, lang, modules, quiet, python, timeout, 
 def report_controls(verification: Verification, quiet: bool) -> None:
     """List each check a control did not catch (``missed``) or could not test (``none``); exit 1 where
     ``Verification.controls_verdict`` fails the content."""
-    weak = [r for r in verification.results.values() if r.control and r.control[0] in ("missed", "none")]
-    for result in weak:
-        click.echo(f"{result.file}:{result.line}: {result.control[0]}: {result.id}: {result.control[1]}", err=True)
+    for result in verification.results.values():
+        if result.control and result.control[0] in ("missed", "none"):
+            control, detail = result.control
+            click.echo(f"{result.file}:{result.line}: {control}: {result.id}: {detail}", err=True)
     verdict = verification.controls_verdict()
     if verdict:
         raise Failure(verdict)

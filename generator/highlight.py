@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
 from pygments.lexer import RegexLexer
 from pygments.lexers import get_lexer_by_name
@@ -68,7 +69,7 @@ class _State:
         self.rules = rules
         self.flags = flags
         self.uses = 0
-        self.joined = None  # (match, rule by group number) once joined; False where joining is not exact
+        self.joined: Any = None  # (match, rule by group number) once joined; False where joining is not exact
 
     def next_match(self, text: str, pos: int):
         """(match object, action, new state) of the first rule that matches at ``pos``; (None, None, None) if none does."""

@@ -28,7 +28,7 @@ def markdown_report(verification: Verification) -> str:
 def stats_table(course: Course, verification: Verification) -> str:
     header = ["module", *STATUSES, "basic", "reverse", "cloze", "mcq", "code", "questions", "lessons", "no-zh"]
     rows = []
-    totals = Counter()
+    totals: Counter[str] = Counter()
     for module in course.modules:
         statuses = Counter(verification.results[f.id].status for f in module.facts)
         kinds = Counter(c.kind for c in module.cards)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Any, Iterator
 
 from .markup import cloze_answers, split_explanation
 
@@ -23,7 +23,7 @@ class LearnerText:
     """One text of an item that states or explains, and the outputs that show it."""
 
     section: str  # cards, questions, lessons
-    item: object
+    item: Any  # a card, a question or a lesson
     field: str  # e.g. "options[2].why", "points[0]"
     en: str
     outputs: tuple[str, ...]

@@ -191,7 +191,7 @@ class SlidePlan:
             title = self.words["course"]
             line = self.words["course_sub"].format(modules=len(course.modules), lessons=lessons,
                                                    questions=questions, minutes=minutes)
-            paras = (Para(inline(line), 22),)
+            paras: tuple[Para, ...] = (Para(inline(line), 22),)
         else:
             module = course.modules[0]
             title = module.display_title(self.job.lang)
