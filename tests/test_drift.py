@@ -52,26 +52,33 @@ def test_a_false_fact_is_named_and_the_build_goes_on(drifted):
         assert f"card {card_id}" in result.output
 
 
-def test_the_deck_lacks_exactly_the_notes_resting_on_it(drifted, course, tmp_path):
+def test_the_deck_teaches_exactly_the_notes_not_resting_on_it(drifted, course, tmp_path):
+    """The notes resting on the false fact are published (they were before) only as retired notes."""
     assert drifted["resting"], "the chosen fact must have cards resting on it"
     col = new_collection(tmp_path / "col")
     try:
         import_package(col, drifted["root"] / "build" / "torch-backends.en.apkg")
-        guids = {col.get_note(note_id).guid for note_id in col.find_notes("")}
+        live = {col.get_note(note_id).guid for note_id in col.find_notes("-tag:torchdeck::retired")}
+        retired = {col.get_note(note_id).guid: col.get_note(note_id) for note_id in
+                   col.find_notes("tag:torchdeck::retired")}
     finally:
         col.close()
-    expected = {note_guid("en", c.id) for c in course.cards if c.id not in drifted["resting"]}
-    assert guids == expected
+    assert live == {note_guid("en", c.id) for c in course.cards if c.id not in drifted["resting"]}
+    assert set(retired) == {note_guid("en", card_id) for card_id in drifted["resting"]}
+    for note in retired.values():
+        assert f"fact {FALSE_FACT} does not hold on torch" in note.fields[0]
 
 
-def test_left_out_notes_keep_their_lock_entries(drifted, course):
+def test_left_out_notes_are_retired_in_the_lock(drifted, course):
+    """A left-out note's entry keeps its note type and gets a newer mod (so the import takes the retired note)."""
     after = read_manifest(drifted["content"] / "deck.lock").notes_of("en")
-    before_text = drifted["lock_before"]
     lock_path = drifted["root"] / "before.lock"
-    lock_path.write_text(before_text)
+    lock_path.write_text(drifted["lock_before"])
     before = read_manifest(lock_path).notes_of("en")
+    kinds = {c.id: c.kind for c in course.cards}
     for card_id in drifted["resting"]:
-        assert after[card_id] == before[card_id]
+        assert after[card_id].mod > before[card_id].mod and after[card_id].hash != before[card_id].hash
+        assert after[card_id].kind == kinds[card_id]
 
 
 def test_strict_writes_nothing_and_exits_1(drifted, tmp_path):
