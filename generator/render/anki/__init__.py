@@ -33,7 +33,8 @@ REQUIRED_DIAGRAMS = ("backends-map", "cudnn-flags")  # in every package, whether
 
 @dataclass(frozen=True)
 class DeckDiff:
-    """Notes a build would add, change and remove (a package cannot delete: removals are listed)."""
+    """Notes a build would add, change, retire and remove (a package cannot delete: a note the course no longer
+    teaches is written as retired; one whose note type the lock does not know is listed as removed)."""
 
     lang: str
     lock_path: Path
@@ -43,7 +44,7 @@ class DeckDiff:
     def describe(self) -> str:
         n = self.notes
         lines = [f"deck {self.lang}: {len(n.added)} added, {len(n.changed)} changed, "
-                 f"{len(n.retired)} retired, {len(n.removed)} removed against {self.lock_path}"]
+                 f"{len(n.removed)} removed, {len(n.retired)} retired against {self.lock_path}"]
         lines += [f"  + {card_id}" for card_id in n.added]
         lines += [f"  ~ {card_id}" for card_id in n.changed]
         lines += [f"  x {card_id}  (retired: {why}; tagged torchdeck::retired)" for card_id, why in n.retired]
