@@ -452,6 +452,7 @@ class Course:
     mapped: tuple[str, ...] = ()  # short names of the modules the module map shows (all, unless narrowed)
     whole: tuple[Module, ...] = ()  # every loaded module, kept by select(): items may cite their facts
     workshops: tuple[Workshop, ...] = ()  # content/workshops.yaml, where the content has one
+    left_out_cards: tuple = ()  # (module, card, failed facts) of each card without_facts() left out
 
     @property
     def map_names(self) -> tuple[str, ...]:
@@ -512,6 +513,7 @@ class Course:
         """
         failed = set(fact_ids)
         left_out: list[tuple[str, str, tuple[str, ...]]] = []
+        cards_out: list = []
 
         def keep(kind, items):
             kept = []
@@ -525,10 +527,16 @@ class Course:
 
         if not failed:
             return self, left_out
-        modules = tuple(m.model_copy(update={"lessons": keep("lesson", m.lessons), "cards": keep("card", m.cards),
-                                              "questions": keep("question", m.questions)})
-                        for m in self.modules)
-        return Course(modules, self.origins, self.mapped, self.whole, self.workshops), left_out
+        modules = []
+        for m in self.modules:
+            cards = keep("card", m.cards)
+            kept_ids = {card.id for card in cards}
+            cards_out += [(m, card, tuple(f for f in card.facts if f in failed)) for card in m.cards
+                          if card.id not in kept_ids]
+            modules.append(m.model_copy(update={"lessons": keep("lesson", m.lessons), "cards": cards,
+                                                "questions": keep("question", m.questions)}))
+        return Course(tuple(modules), self.origins, self.mapped, self.whole, self.workshops,
+                      tuple(cards_out)), left_out
 
     def select(self, names) -> "Course":
         """Only the modules named (short or dotted names); all when ``names`` is empty."""

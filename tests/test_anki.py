@@ -685,8 +685,9 @@ def test_diff_lists_added_and_removed(small, tmp_path):
     job = RenderJob(load_course(folder), small["verification"], "en", tmp_path / "build")
     report = anki.diff(job, lock)
     assert report.notes.added == ("t-gpu-card-renamed",)
-    assert report.notes.removed == ("t-gpu-card",)
-    assert "- t-gpu-card" in report.describe()
+    assert report.notes.removed == ()  # the lock knows its note type: retired in place, not left behind
+    assert report.notes.retired == (("t-gpu-card", "this card was removed from the course"),)
+    assert "x t-gpu-card  (retired: this card was removed from the course" in report.describe()
     assert lock.read_bytes() == small["lock"].read_bytes(), "--diff writes nothing"
 
 

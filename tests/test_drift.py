@@ -52,26 +52,33 @@ def test_a_false_fact_is_named_and_the_build_goes_on(drifted):
         assert f"card {card_id}" in result.output
 
 
-def test_the_deck_lacks_exactly_the_notes_resting_on_it(drifted, course, tmp_path):
+def test_the_deck_teaches_exactly_the_notes_not_resting_on_it(drifted, course, tmp_path):
+    """The notes resting on the false fact are published (they were before) only as retired notes."""
     assert drifted["resting"], "the chosen fact must have cards resting on it"
     col = new_collection(tmp_path / "col")
     try:
         import_package(col, drifted["root"] / "build" / "torch-backends.en.apkg")
-        guids = {col.get_note(note_id).guid for note_id in col.find_notes("")}
+        live = {col.get_note(note_id).guid for note_id in col.find_notes("-tag:torchdeck::retired")}
+        retired = {col.get_note(note_id).guid: col.get_note(note_id) for note_id in
+                   col.find_notes("tag:torchdeck::retired")}
     finally:
         col.close()
-    expected = {note_guid("en", c.id) for c in course.cards if c.id not in drifted["resting"]}
-    assert guids == expected
+    assert live == {note_guid("en", c.id) for c in course.cards if c.id not in drifted["resting"]}
+    assert set(retired) == {note_guid("en", card_id) for card_id in drifted["resting"]}
+    for note in retired.values():
+        assert f"fact {FALSE_FACT} does not hold on torch" in note.fields[0]
 
 
-def test_left_out_notes_keep_their_lock_entries(drifted, course):
+def test_left_out_notes_are_retired_in_the_lock(drifted, course):
+    """A left-out note's entry keeps its note type and gets a newer mod (so the import takes the retired note)."""
     after = read_manifest(drifted["content"] / "deck.lock").notes_of("en")
-    before_text = drifted["lock_before"]
     lock_path = drifted["root"] / "before.lock"
-    lock_path.write_text(before_text)
+    lock_path.write_text(drifted["lock_before"])
     before = read_manifest(lock_path).notes_of("en")
+    kinds = {c.id: c.kind for c in course.cards}
     for card_id in drifted["resting"]:
-        assert after[card_id] == before[card_id]
+        assert after[card_id].mod > before[card_id].mod and after[card_id].hash != before[card_id].hash
+        assert after[card_id].kind == kinds[card_id]
 
 
 def test_strict_writes_nothing_and_exits_1(drifted, tmp_path):
@@ -137,3 +144,101 @@ def test_build_leaves_out_lessons_and_questions_too(tmp_path):
     assert "cuDNN is enabled by default." in moodle and "Benchmark mode is on by default." not in moodle
     with zipfile.ZipFile(out / "torch-backends.en.apkg") as package:
         assert package.testzip() is None
+
+
+# ------------------------------------------------------------------ retired notes, across three builds
+RETIRE = textwrap.dedent("""\
+    module: torch.backends.cudnn
+    title: {en: cuDNN, zh: cuDNN}
+    lessons:
+      - id: r-lesson
+        title: {en: A lesson, zh: 一课}
+        points: [{en: "`enabled` is on", zh: "`enabled` 默认开启"}]
+        facts: [r-true]
+    facts:
+      - id: r-true
+        claim: {en: cudnn.enabled is True by default, zh: cudnn.enabled 默认为 True}
+        check: {default: torch.backends.cudnn.enabled, equals: true}
+      - id: r-bench
+        claim: {en: cudnn.benchmark is False by default, zh: cudnn.benchmark 默认为 False}
+        check: {default: torch.backends.cudnn.benchmark, equals: false}
+    cards:
+      - {id: r-card-kept, kind: basic, front: {en: enabled?, zh: enabled？}, back: "True", facts: [r-true]}
+      - {id: r-card-drift, kind: basic, front: {en: benchmark?, zh: benchmark？}, back: "False", facts: [r-bench]}
+      - {id: r-card-cloze, kind: cloze, text: {en: "benchmark is {{c1::False}}", zh: "benchmark 是 {{c1::False}}"}, facts: [r-bench]}
+      - {id: r-card-removed, kind: basic, front: {en: enabled again?, zh: 又是 enabled？}, back: "True", facts: [r-true]}
+""")
+
+
+def test_retired_notes_update_in_place_and_come_back(tmp_path):
+    """Build 1 imported and reviewed; build 2 retires a drifted and a removed card; build 3 revives the drifted
+    one: through Anki's importer, the same notes all along, reviews kept, nothing duplicated."""
+    content, out = tmp_path / "content", tmp_path / "build"
+    content.mkdir()
+    module = content / "cudnn.yaml"
+
+    def build(text):
+        module.write_text(text, encoding="utf-8")
+        result = torchdeck("deck", "--content", content, "--out", out, "--lang", "en")
+        assert result.exit_code == 0, result.output
+        return out / "torch-backends.en.apkg"
+
+    def notes(col):
+        return {col.get_note(i).guid: col.get_note(i) for i in col.find_notes("")}
+
+    guid = {card_id: note_guid("en", card_id) for card_id in ("r-card-kept", "r-card-drift", "r-card-cloze",
+                                                             "r-card-removed")}
+    col = new_collection(tmp_path / "col")
+    try:
+        import_package(col, build(RETIRE))
+        first = notes(col)
+        assert set(first) == set(guid.values())
+        ids = {g: n.id for g, n in first.items()}
+        reviewed = [col.get_note(ids[guid[c]]).cards()[0] for c in ("r-card-drift", "r-card-removed")]
+        for card in reviewed:
+            card = col.get_card(card.id)
+            card.start_timer()
+            col.sched.answerCard(card, 3)
+        reviews = {card.id: col.db.scalar("select count() from revlog where cid = ?", card.id) for card in reviewed}
+        assert all(reviews.values())
+
+        # build 2: the benchmark fact made false (its cards drift out), a card removed from the course
+        drifted = RETIRE.replace("equals: false", "equals: true")
+        drifted = "\n".join(line for line in drifted.splitlines() if "r-card-removed" not in line) + "\n"
+        module.write_text(drifted, encoding="utf-8")
+        diff = torchdeck("deck", "--diff", "--content", content, "--out", out, "--lang", "en")
+        assert "x r-card-drift" in diff.output and "x r-card-removed" in diff.output, diff.output
+        log = import_package(col, build(drifted))
+        assert (len(log.new), len(log.conflicting)) == (0, 0)
+        second = notes(col)
+        assert {g: n.id for g, n in second.items()} == ids  # same notes, none added
+        for card_id in ("r-card-drift", "r-card-cloze", "r-card-removed"):
+            note = second[guid[card_id]]
+            assert "torchdeck::retired" in note.tags, card_id
+            assert "Retired" in note.fields[0]
+        assert "fact r-bench does not hold on torch" in second[guid["r-card-drift"]].fields[0]
+        assert "removed from the course" in second[guid["r-card-removed"]].fields[0]
+        assert "torchdeck::retired" not in second[guid["r-card-kept"]].tags
+        assert col.find_notes("tag:torchdeck::retired") and len(col.find_notes("tag:torchdeck::retired")) == 3
+        for card in reviewed:
+            assert col.db.scalar("select count() from revlog where cid = ?", card.id) == reviews[card.id]
+            assert col.get_card(card.id).reps == 1
+
+        # build 2 again: the same bytes
+        package = out / "torch-backends.en.apkg"
+        before = package.read_bytes()
+        assert build(drifted).read_bytes() == before
+
+        # build 3: the fact holds again; the removed card stays retired
+        log = import_package(col, build(drifted.replace("equals: true", "equals: false")))
+        assert (len(log.new), len(log.conflicting)) == (0, 0)
+        third = notes(col)
+        assert {g: n.id for g, n in third.items()} == ids
+        for card_id in ("r-card-drift", "r-card-cloze"):
+            assert "torchdeck::retired" not in third[guid[card_id]].tags and "Retired" not in third[guid[card_id]].fields[0]
+        assert third[guid["r-card-drift"]].fields[0].endswith("benchmark?")
+        assert "torchdeck::retired" in third[guid["r-card-removed"]].tags
+        for card in reviewed:
+            assert col.db.scalar("select count() from revlog where cid = ?", card.id) == reviews[card.id]
+    finally:
+        col.close()

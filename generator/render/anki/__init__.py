@@ -23,6 +23,8 @@ from .lock import Changes, Manifest, compare, merged, read_manifest, stamp, writ
 from .models import NOTE_TYPES, stable_id
 from .notes import ROOT_DECK, NoteSpec, build_notes, deck_name
 from .package import PackagedNote, collection, write_apkg
+from .retired import DECK as RETIRED_DECK
+from .retired import retired_note, retirements
 from .spread import card_positions
 
 STEM = "torch-backends"
@@ -31,7 +33,8 @@ REQUIRED_DIAGRAMS = ("backends-map", "cudnn-flags")  # in every package, whether
 
 @dataclass(frozen=True)
 class DeckDiff:
-    """Notes a build would add, change and remove (a package cannot delete: removals are listed)."""
+    """Notes a build would add, change, retire and remove (a package cannot delete: a note the course no longer
+    teaches is written as retired; one whose note type the lock does not know is listed as removed)."""
 
     lang: str
     lock_path: Path
@@ -41,9 +44,10 @@ class DeckDiff:
     def describe(self) -> str:
         n = self.notes
         lines = [f"deck {self.lang}: {len(n.added)} added, {len(n.changed)} changed, "
-                 f"{len(n.removed)} removed against {self.lock_path}"]
+                 f"{len(n.removed)} removed, {len(n.retired)} retired against {self.lock_path}"]
         lines += [f"  + {card_id}" for card_id in n.added]
         lines += [f"  ~ {card_id}" for card_id in n.changed]
+        lines += [f"  x {card_id}  (retired: {why}; tagged torchdeck::retired)" for card_id, why in n.retired]
         lines += [f"  - {card_id}  (no longer in the content: delete its note in Anki by hand)" for card_id in n.removed]
         lines += [f"  note type changed: {name}" for name in self.note_types_changed]
         return "\n".join(lines)
@@ -77,7 +81,9 @@ def _render(job: RenderJob, lock_path: Path, stem: str, base: Optional[Path] = N
     notes = build_notes(job)
     manifest = read_lock(lock_path, base)
     previous = manifest.notes_of(job.lang)
-    stamped = stamp(previous, {n.card_id: n.content_hash for n in notes})
+    retired = _retired(job, previous, notes)
+    stamped = stamp(previous, {n.card_id: n.content_hash for n in (*notes, *retired)},
+                    kinds={n.card_id: n.kind for n in (*notes, *retired)})
     models = stamp(manifest.models, _model_hashes())
     newest = max(entry.mod for entry in (*stamped.values(), *models.values()))
     path = job.output(stem, ".apkg")
@@ -85,12 +91,12 @@ def _render(job: RenderJob, lock_path: Path, stem: str, base: Optional[Path] = N
         media = drawing.submit(_media, job, notes)  # Pillow and zlib release the GIL: drawn while the rows go in
         database = collection(models=[note_type.model_json(models[key].mod, stable_id(ROOT_DECK))
                                       for key, note_type in NOTE_TYPES.items()],
-                              decks=_decks(job), notes=[_packaged(note, stamped[note.card_id].mod, dues)
-                                                        for note, dues in zip(notes, card_positions(notes))],
+                              decks=_decks(job, bool(retired)),
+                              notes=[_packaged(note, stamped[note.card_id].mod, dues) for note, dues in
+                                     zip((*notes, *retired), (*card_positions(notes), *_after(notes, retired)))],
                               timestamp=newest)
         write_apkg(path, database, media.result())
-    defined = _still_defined(job)
-    kept = {k: e for k, e in previous.items() if k not in stamped and k in defined}
+    kept = {k: e for k, e in previous.items() if k not in stamped}  # every note ever published stays known
     write_manifest(lock_path, manifest.with_entries(job.lang, {**kept, **stamped}, models))
     return [path]
 
@@ -98,8 +104,13 @@ def _render(job: RenderJob, lock_path: Path, stem: str, base: Optional[Path] = N
 def diff(job: RenderJob, lock_path: Path, base: Optional[Path] = None) -> DeckDiff:
     """What ``render`` would change against the manifest; writes nothing."""
     manifest = read_lock(lock_path, base)
-    hashes = {n.card_id: n.content_hash for n in build_notes(job)}
-    changes = compare(manifest.notes_of(job.lang), hashes, _still_defined(job))
+    notes = build_notes(job)
+    previous = manifest.notes_of(job.lang)
+    hashes = {n.card_id: n.content_hash for n in notes}
+    retiring = retirements(job, previous, set(hashes))
+    changes = compare(previous, hashes, _still_defined(job))
+    changes = Changes(changes.added, changes.changed, tuple(k for k in changes.removed if k not in retiring),
+                      tuple((card_id, retiring[card_id][1]) for card_id in sorted(retiring)))
     old_models = manifest.models
     models_changed = tuple(NOTE_TYPES[key].name for key, content_hash in _model_hashes().items()
                            if key in old_models and old_models[key].hash != content_hash)
@@ -132,12 +143,32 @@ def _still_defined(job: RenderJob) -> set[str]:
     return job.course.defined_ids("cards")
 
 
-def _decks(job: RenderJob) -> list[dict]:
-    """The root deck (no cards of its own) and one per module that has cards, in module order."""
+def _retired(job: RenderJob, previous, notes: list[NoteSpec]) -> list[NoteSpec]:
+    """The published notes this build writes as retired, after the live ones (``retired.py``)."""
+    found = retirements(job, previous, {n.card_id for n in notes})
+    return [retired_note(job.lang, card_id, kind, why, len(notes) + index + 1)
+            for index, (card_id, (kind, why)) in enumerate(sorted(found.items()))]
+
+
+def _after(notes: list[NoteSpec], retired: list[NoteSpec]) -> list[tuple[int, ...]]:
+    """New-card positions of the retired notes: after every live card."""
+    position = sum(len(note.ords) for note in notes)
+    dues = []
+    for note in retired:
+        dues.append(tuple(range(position + 1, position + 1 + len(note.ords))))
+        position += len(note.ords)
+    return dues
+
+
+def _decks(job: RenderJob, with_retired: bool = False) -> list[dict]:
+    """The root deck (no cards of its own) and one per module that has cards, in module order; the
+    retired notes' deck where there are any."""
     decks = {ROOT_DECK: f"{_ROOT_DESCRIPTION[job.lang]}<br>{escape(job.verified_line())}"}
     for module in job.course.modules:
         if module.cards:
             decks.setdefault(deck_name(module, job.course), job.t(module.summary))
+    if with_retired:
+        decks[RETIRED_DECK] = _RETIRED_DESCRIPTION[job.lang]
     return [genanki.Deck(stable_id(name), name, description=text).to_json() for name, text in decks.items()]
 
 
@@ -154,5 +185,7 @@ def _media(job: RenderJob, notes: list[NoteSpec]) -> dict[str, bytes]:
             for name in names for variant in variants}
 
 
+_RETIRED_DESCRIPTION = {"en": "Cards the course no longer teaches: suspend or delete them.",
+                        "zh": "课程不再教授的卡片：请暂停或删除。"}
 _ROOT_DESCRIPTION = {"en": "Machine-verified flash cards on torch.backends, in teaching order.",
                      "zh": "经机器验证的 torch.backends 记忆卡，按教学顺序排列。"}

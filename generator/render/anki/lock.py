@@ -28,6 +28,7 @@ _quoted = encode_basestring  # json.dumps of one string, without json.dumps' ove
 class Entry:
     hash: str
     mod: int
+    kind: str = ""  # the note type's key (basic, cloze, ...): a retired note must keep it to update in place
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class Changes:
     added: tuple[str, ...]
     changed: tuple[str, ...]
     removed: tuple[str, ...]
+    retired: tuple[tuple[str, str], ...] = ()  # (card id, why) of each published note written as retired
 
 
 MAX_MOD = 2 ** 53  # seconds: far beyond any clock, and exact in every JSON reader and SQLite
@@ -119,16 +121,20 @@ def format_manifest(manifest: Manifest) -> str:
     return "\n".join(lines) + "\n"
 
 
-def stamp(previous: dict[str, Entry], hashes: dict[str, str], now: int | None = None) -> dict[str, Entry]:
-    """Entries for ``hashes``: unchanged ones keep their ``mod``, new and changed ones get a newer one."""
+def stamp(previous: dict[str, Entry], hashes: dict[str, str], now: int | None = None,
+          kinds: dict[str, str] | None = None) -> dict[str, Entry]:
+    """Entries for ``hashes``: unchanged ones keep their ``mod``, new and changed ones get a newer one;
+    each with its note type from ``kinds`` where given."""
     now = int(time.time()) if now is None else now
+    kinds = kinds or {}
     stamped = {}
     for key, content_hash in hashes.items():
         old = previous.get(key)
+        kind = kinds.get(key, old.kind if old else "")
         if old is not None and old.hash == content_hash:
-            stamped[key] = old
+            stamped[key] = old if old.kind == kind else Entry(old.hash, old.mod, kind)
         else:
-            stamped[key] = Entry(content_hash, max(now, old.mod + 1) if old else now)
+            stamped[key] = Entry(content_hash, max(now, old.mod + 1) if old else now, kind)
     return stamped
 
 
@@ -162,9 +168,11 @@ def _entries(data, text: str) -> dict[str, Entry]:
             mod = value.get("mod")
             if isinstance(mod, bool) or not isinstance(mod, int) or not 0 <= mod < MAX_MOD:
                 problem = f"the mod of {key!r} is {mod!r}, not a whole count of seconds from 0 to 2**53"
+            elif not isinstance(value.get("kind", ""), str):
+                problem = f"the kind of {key!r} is {value.get('kind')!r}, not a note type's name"
         if problem:
             raise _BadEntry(_line_of(text, key), problem)
-        entries[key] = Entry(value["hash"], value["mod"])
+        entries[key] = Entry(value["hash"], value["mod"], value.get("kind", ""))
     return entries
 
 
@@ -175,7 +183,8 @@ def _line_of(text: str, key: str) -> int:
 
 
 def _entry_lines(entries: dict[str, Entry], indent: str) -> list[str]:
-    lines = [f'{indent}{_quoted(key)}: {{"hash": {_quoted(entry.hash)}, "mod": {entry.mod}}},'
+    lines = [f'{indent}{_quoted(key)}: {{"hash": {_quoted(entry.hash)}, "mod": {entry.mod}'
+             + (f', "kind": {_quoted(entry.kind)}' if entry.kind else "") + "},"
              for key, entry in sorted(entries.items())]
     if lines:
         lines[-1] = lines[-1].removesuffix(",")
