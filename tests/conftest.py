@@ -8,8 +8,8 @@ import pytest
 from generator import ledger
 from generator.loader import load_course
 from generator.render.base import RenderJob
-from generator.verify import FactResult, Verification, verify
-from helpers import CONTENT
+from generator.verify import verify
+from helpers import CONTENT, verification_of
 
 RECORDED = "2.13.0+cpu"  # the ledger run plumbing tests render from
 
@@ -32,13 +32,7 @@ def verification(course):
     690 checks: plumbing tests need results, not torch (and, like a live run, no other runs: tests
     that read the ledger add it). test_content proves the recorded run current."""
     runs = ledger.load(CONTENT, course)
-    here = next(run for run in runs if run.torch == RECORDED)
-    results = {}
-    for fact in course.facts:
-        entry = here.facts[fact.id]
-        origin = course.where(fact.id, "facts")
-        results[fact.id] = FactResult(fact.id, entry.status, entry.detail, origin.file, origin.line, entry.needs)
-    return Verification(here.torch, here.python, here.capabilities, here.date, results, here.build)
+    return verification_of(next(run for run in runs if run.torch == RECORDED), course)
 
 
 @pytest.fixture(scope="session")

@@ -20,6 +20,20 @@ ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "content"  # the shipped course
 
 
+# ------------------------------------------------------------------ a recorded run as the outputs read it
+def verification_of(run, course):
+    """A ledger ``run`` as a ``Verification`` of ``course``: each fact's recorded result, where it was
+    written, and the run's torch, date and build (what the renderers read, without running a check)."""
+    from generator.verify import FactResult, Verification
+
+    results = {}
+    for fact in course.facts:
+        entry = run.facts[fact.id]
+        origin = course.where(fact.id, "facts")
+        results[fact.id] = FactResult(fact.id, entry.status, entry.detail, origin.file, origin.line, entry.needs)
+    return Verification(run.torch, run.python, run.capabilities, run.date, results, run.build)
+
+
 # ------------------------------------------------------------------ the command line
 def torchdeck(*args, env=None):
     """``torchdeck ARGS`` in this process (click's runner): the result has ``exit_code`` and ``output``."""

@@ -33,8 +33,8 @@ from generator.loader import load_course
 from generator.render import anki, quiz, slides
 from generator.render.anki.notes import note_guid
 from generator.render.base import RenderJob
-from generator.verify import FactResult, Verification, verify
-from helpers import collapse_spaces, import_package, new_collection, slide_name, visible_text
+from generator.verify import Verification, verify
+from helpers import collapse_spaces, import_package, new_collection, slide_name, verification_of, visible_text
 
 TESTS = Path(__file__).resolve().parent
 COURSE = TESTS / "fixtures" / "course"
@@ -50,12 +50,7 @@ GOLDEN_NAMES = [f"deck.{lang}.txt" for lang in LANGS] + [f"slides.{lang}.txt" fo
 def recorded_verification(course) -> Verification:
     """The fixture ledger's one run, as the outputs report it: the same words on every machine."""
     (run,) = ledger.load(COURSE, course)
-    results = {}
-    for fact in course.facts:
-        entry = run.facts[fact.id]
-        origin = course.where(fact.id, "facts")
-        results[fact.id] = FactResult(fact.id, entry.status, entry.detail, origin.file, origin.line, entry.needs)
-    return Verification(run.torch, run.python, run.capabilities, run.date, results, run.build)
+    return verification_of(run, course)
 
 
 def epoch_of(day: str) -> int:
