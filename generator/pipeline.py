@@ -110,24 +110,21 @@ def load_and_verify(request: BuildRequest, *, controls: bool = False, preflight:
         return course, run(update)
 
 
-def check_ledger(content: str, course: Course) -> None:
-    """Every ledger file readable as a run (a bad date or value: a ContentError with its file:line)."""
+def ledger_runs(content: str, course: Course) -> tuple:
+    """Every run the ledger recorded, each file readable as one (a bad date or value: a ContentError with
+    its file:line)."""
     from . import ledger
 
     try:
-        ledger.load(content, course)
+        return ledger.load(content, course)
     except ContentError as err:
         raise ContentError(err.problems, where=str(ledger.folder_of(content))) from None
 
 
-def with_ledger(verification: Verification, course: Course, content: str) -> Verification:
-    """``verification`` with the runs the ledger recorded elsewhere (other torches, other machines)."""
+def with_runs(verification: Verification, runs: Sequence) -> Verification:
+    """``verification`` with the ``runs`` recorded elsewhere (other torches, other machines)."""
     from . import ledger
 
-    try:
-        runs = ledger.load(content, course)
-    except ContentError as err:
-        raise ContentError(err.problems, where=str(ledger.folder_of(content))) from None
     here = ledger.label(verification.torch, verification.build)
     return dataclasses.replace(verification, elsewhere=tuple(r for r in runs if r.label != here))
 
@@ -135,14 +132,16 @@ def with_ledger(verification: Verification, course: Course, content: str) -> Ver
 def verified(request: BuildRequest, preflights: Sequence[Optional[Preflight]] = (), progress=None) -> Verified:
     """The course to render: every preflight passed, the facts checked, the ledger's runs added; unless the
     request is strict, without the items that rest on a fact that did not hold (``Verified.left_out``)."""
+    runs: list = []
+
     def checked(course):
-        check_ledger(request.content, course)
+        runs.extend(ledger_runs(request.content, course))  # read once, before any fact is checked
         for preflight in preflights:
             if preflight is not None:
                 preflight(course)
 
     course, verification = load_and_verify(request, preflight=checked, progress=progress)
-    verification = with_ledger(verification, course, request.content)
+    verification = with_runs(verification, runs)
     if request.strict:
         return Verified(course, verification)
     course, left_out = course.without_facts(r.id for r in verification.problems)
