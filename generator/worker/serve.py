@@ -72,18 +72,21 @@ def main():
         relay = _start_subworker(items, compiler, capabilities, request, out)
     handed_on = set(compiler) if relay is not None else set()
     mine = [index for index in range(len(items)) if index not in handed_on]
-    _serve(items, mine, capabilities, request, send, collapsed=waiting, relay=relay)
+    # the worker imports the stack itself only where every check uses it (no sub-worker then)
+    _serve(items, mine, capabilities, request, send, stack=bool(compiler) and relay is None, collapsed=waiting,
+           relay=relay)
     if relay is not None:
         relay.finish()
     _end_strays()
     out.flush()
 
 
-def _serve(items, indexes, capabilities, request, send, collapsed=False, relay=None):
+def _serve(items, indexes, capabilities, request, send, stack=False, collapsed=False, relay=None):
     """Run the checks of ``items`` at ``indexes`` (and, where asked, their controls) in checkers forked
-    from this process, once it is ready to fork: each result goes to ``send``."""
+    from this process, once it is ready to fork (with the compiler stack imported first, where ``stack``):
+    each result goes to ``send``."""
     mine = [items[index] for index in indexes]
-    imported = _import_compiler_stack_if_used(mine)
+    imported = stack and _import_compiler_stack()
     _namespace_baseline()  # taken once here, after every import: every child compares against it
     _pristine_state()
     gc.freeze()  # forked children then leave torch's objects' pages shared
@@ -141,7 +144,7 @@ def _start_subworker(items, indexes, capabilities, request, out):
             _prctl(PR_SET_CHILD_SUBREAPER, 1)
             channel = os.fdopen(write_fd, "w", buffering=1)
             _serve(items, indexes, capabilities, request,
-                   lambda message: channel.write(json.dumps(message) + "\n"))
+                   lambda message: channel.write(json.dumps(message) + "\n"), stack=True)
             _end_strays()
             channel.flush()
         except BaseException:
@@ -262,9 +265,8 @@ def _uses_compiler_stack(item):
     return any(COMPILER_STACK_USERS.search(text) for text in _code_of([item]))
 
 
-def _import_compiler_stack_if_used(items):
-    if not any(_uses_compiler_stack(item) for item in items):
-        return False
+def _import_compiler_stack():
+    """Import the compiler stack (a second or so); whether it could be."""
     try:
         import torch._inductor.config  # noqa: F401  (imports torch._dynamo and sympy too)
     except Exception:
