@@ -481,6 +481,7 @@ class Course:
         have = {f.id for f in own}
         cited = {fact_id for m in self.modules for items in (m.lessons, m.cards, m.questions)
                  for item in items for fact_id in item.facts}
+        cited |= {fact_id for lesson in self.lessons for row in lesson.flags for fact_id in (row.default, *row.facts)}
         return own + [f for m in self.whole for f in m.facts if f.id in cited and f.id not in have]
 
     @property
