@@ -6,10 +6,12 @@ code and the diagrams it is the first to need (``cheat``: drawn in the handout's
 no smaller than ``MIN_LABEL_PT``), the questions the slides ask as a self-test with the answers on a
 later page (``selftest``), a cheat table of the flags the lessons teach (flag, the default a check
 that passed here asserts, when to change it) and the links the lessons cite. Verification shows as
-one mark (``cheat.MARK``) and one note under the title, never as lines under the headings. The script holds every code sample
-of the workshop in the order the slides show them, one ``# %%`` cell each, so that a presenter runs
-them live (run as a whole, each cell runs in a fresh Python): a sample shown to raise catches and prints its error, one that needs a CUDA GPU runs
-only where there is one, an excerpt of a larger program is kept as comments.
+one mark (``cheat.MARK``) and one note under the title, never as lines under the headings.
+
+The script holds every code sample of the workshop in the order the slides show them, one ``# %%``
+cell each, so that a presenter runs them live (run as a whole, each cell runs in a fresh Python): a
+sample shown to raise catches and prints its error, one that needs a CUDA GPU runs only where there
+is one, an excerpt of a larger program is kept as comments.
 """
 from __future__ import annotations
 
