@@ -16,9 +16,9 @@ from ...markup import segments, split_explanation
 from ...model import Lesson, Question, Workshop
 from ...wording import words as all_words
 from ...workshops import REFERENCE, Slot, agenda_lines, clock, file_stem, lessons_of, schedule, stretch_of
-from ..order import shown
+from ..order import letter, shown
 from .flow import Block, CodeBlock, TableBlock, TextBlock
-from .plan import Notes, SlidePlan, SlideSpec, for_the_room, letter, link_text
+from .plan import Notes, SlidePlan, SlideSpec, for_the_room, link_text
 from .text import Para, Span, code_lines, inline
 
 BODY_PT = 20.0
