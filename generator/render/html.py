@@ -10,7 +10,7 @@ around and inside them is escaped. Backticks mark code: `` `x` `` becomes
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Iterable, NamedTuple, Optional
+from typing import TYPE_CHECKING, Hashable, Iterable, NamedTuple, Optional
 from urllib.parse import urlsplit
 
 from markupsafe import Markup
@@ -247,7 +247,7 @@ def _highlighted(code: str, language: str) -> Markup:
     return Markup('<pre class="highlight"><code>' + "".join(rows) + "</code></pre>")
 
 
-def _code_line(runs: list[tuple[str, str]], end: str) -> str:
+def _code_line(runs: list[tuple[str, Hashable]], end: str) -> str:
     """A line's spans and its newline inside the line's box (a newline between the boxes would show as a blank line).
 
     Break places are found in the whole line, not token by token: Pygments makes each dot of
@@ -261,7 +261,7 @@ def _code_line(runs: list[tuple[str, str]], end: str) -> str:
     return f'<span class="{classes}">{spans}{end}</span>'
 
 
-def _split_at(runs: list[tuple[str, str]], offsets: list[int]) -> list[str]:
+def _split_at(runs: list[tuple[str, Hashable]], offsets: list[int]) -> list[str]:
     """Each run's text escaped, with a ``<wbr>`` at each of ``offsets`` (offsets in the whole line) inside it
     or at its end."""
     pieces, start, pending = [], 0, iter(offsets)
