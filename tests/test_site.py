@@ -2,10 +2,12 @@
 system's ``chromium``; no browser is downloaded): clicking an option shows its why, a game gives its verdict,
 progress survives a reload, nothing runs off a 390 px screen in light or dark, and axe-core (kept in
 ``tests/vendor``) finds no serious or critical violation. The pages are built from the shipped course (the
-ledger's recorded run, no torch) and, through the command line, from the fixture course."""
+ledger's recorded run, no torch; or the site ``TORCHDECK_SITE`` names) and, through the command line, from
+the fixture course."""
 from __future__ import annotations
 
 import filecmp
+import os
 import re
 import shutil
 from pathlib import Path
@@ -63,9 +65,12 @@ def browser():
 
 @pytest.fixture(scope="module")
 def shipped_site(course, verification, tmp_path_factory) -> Path:
-    """The shipped course's site in both languages: ``<folder>/site``."""
+    """The shipped course's site in both languages: ``<folder>/site``; or, where ``TORCHDECK_SITE`` names one,
+    that site (CI points it at the one an installed wheel built from an empty folder)."""
     from generator.render.base import RenderJob
 
+    if os.environ.get("TORCHDECK_SITE"):
+        return Path(os.environ["TORCHDECK_SITE"])
     out = tmp_path_factory.mktemp("shipped")
     for lang in ("en", "zh"):
         site.render(RenderJob(course, verification, lang, out), site.SiteOptions())
@@ -135,6 +140,23 @@ def test_the_course_page_links_the_deck_that_deck_writes_beside_the_site(fixture
     link = re.search(r'<a class="deck" href="([^"]+)"', text)[1]
     assert (fixture_site / "zh" / link).resolve() == RenderJob(course, verification, "zh", out).output(
         "torch-backends", ".apkg").resolve()
+
+
+def test_what_rests_on_a_fact_that_does_not_hold_is_left_out(tmp_path):
+    """As every build does: the lesson and the question citing the failed fact go, the rest is built."""
+    content = tmp_path / "content"
+    shutil.copytree(FIXTURE, content)
+    module = content / "backends.yaml"
+    module.write_text(module.read_text(encoding="utf-8").replace("{exists: torch.backends.cudnn}",
+                                                                 "{exists: torch.backends.no_such_library}"),
+                      encoding="utf-8")
+    result = torchdeck("site", "--content", content, "--out", tmp_path / "build", "--lang", "en")
+    assert result.exit_code == 0, result.output
+    assert "lesson g-what" in result.output and "question g-namespace-q" in result.output
+    page = (tmp_path / "build" / "site" / "en" / "backends.html").read_text(encoding="utf-8")
+    assert 'id="g-what"' not in page and 'id="q-g-namespace-q"' not in page
+    assert (tmp_path / "build" / "site" / "en" / "cudnn.html").is_file()
+    assert not (tmp_path / "build" / "site" / "zh").exists()  # --lang en: English only
 
 
 # ------------------------------------------------------------------ questions, games, progress

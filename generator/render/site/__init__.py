@@ -24,6 +24,7 @@ from ... import resources
 from ...atomic import atomic_write_bytes, atomic_write_text
 from ...card_diagrams import Variant, card_diagram_filename, card_diagram_png
 from ...text import LANGS
+from ...wording import words
 from ..base import RenderJob
 from .view import SiteView
 
@@ -72,5 +73,9 @@ def _environment() -> Environment:
                        lstrip_blocks=True, auto_reload=False, keep_trailing_newline=True)
 
 
-def _page(template: str, view: SiteView, **values) -> str:
-    return _environment().get_template(template).render(view=view, w=view.words, **values)
+def _page(template: str, view: SiteView, root: str, **values) -> str:
+    """A page of ``view``'s language, or (the home page, at the ``root`` of the site) of every language, led by
+    the first."""
+    lang = view.lang if root else view.languages[0]
+    return _environment().get_template(template).render(view=view, w=view.words, root=root, page_lang=lang,
+                                                         skip=words(lang)["site"]["skip"], **values)

@@ -100,9 +100,10 @@ class SiteView:
         at = self.modules.index(module)
         return (self.modules[at - 1] if at else None, self.modules[at + 1] if at + 1 < len(self.modules) else None)
 
-    def languages_named(self) -> list[tuple[str, str]]:
-        """``(language, its name in itself)`` of each language this build writes."""
-        return [(lang, _NATIVE.get(lang, lang)) for lang in self.languages]
+    def home_entries(self) -> list[tuple[str, str, dict]]:
+        """``(language, its name in itself, its site phrases)`` of each language this build writes: the home page
+        is the same whichever language renders it."""
+        return [(lang, _NATIVE.get(lang, lang), words(lang)["site"]) for lang in self.languages]
 
     def other_languages(self) -> list[tuple[str, str]]:
         """``(language, its name in itself)`` of each other language this build writes."""
