@@ -72,8 +72,9 @@ class RenderJob:
         phrases = words(self.lang)["needs"]
         missing = [self.capability_name(n) for n in needs if not n.startswith("without:")]
         about = [self.capability_name(n) for n in needs if n.startswith("without:")]
-        reasons = ([phrases[2].format(", ".join(missing))] if missing else []) + \
-                  ([phrases[3].format(", ".join(about))] if about else [])
+        comma = words(self.lang)["where"][2]  # a list's comma: "、" between Chinese words
+        reasons = ([phrases[2].format(comma.join(missing))] if missing else []) + \
+                  ([phrases[3].format(comma.join(about))] if about else [])
         return phrases[0].format(phrases[4].join(reasons))
 
     def item_mark(self, fact_ids) -> str:
