@@ -142,6 +142,10 @@ class SiteView:
         return [ShownOption(chr(ord("A") + index), self.text(option.text), self.text(option.why), option.correct)
                 for index, option in enumerate(shown(question, self.job.course))]
 
+    def right_letters(self, options: list[ShownOption]) -> str:
+        """'A, C' ('A、C' in Chinese): the letters of the right options."""
+        return words(self.lang)["where"][2].join(option.letter for option in options if option.correct)
+
     def takes_many(self, question: Question) -> bool:
         return takes_many_answers(question)
 
