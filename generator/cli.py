@@ -507,6 +507,7 @@ def site(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, 
     from .render import site as site_output
 
     started = time.perf_counter()
+    check_source_date()
     request = request_of(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict)
     course, verification = verified(request)
     options = site_output.SiteOptions(languages=request.languages, deck_stem=pipeline.deck_stem(course, modules))

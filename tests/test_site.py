@@ -143,20 +143,24 @@ def test_the_course_page_links_the_deck_that_deck_writes_beside_the_site(fixture
 
 
 def test_what_rests_on_a_fact_that_does_not_hold_is_left_out(tmp_path):
-    """As every build does: the lesson and the question citing the failed fact go, the rest is built."""
+    """As every build does: the lesson and the question citing the failed fact go, the rest is built; the
+    course page is dated as quizzes are (``SOURCE_DATE_EPOCH`` here), never by the clock."""
     content = tmp_path / "content"
     shutil.copytree(FIXTURE, content)
     module = content / "backends.yaml"
     module.write_text(module.read_text(encoding="utf-8").replace("{exists: torch.backends.cudnn}",
                                                                  "{exists: torch.backends.no_such_library}"),
                       encoding="utf-8")
-    result = torchdeck("site", "--content", content, "--out", tmp_path / "build", "--lang", "en")
+    result = torchdeck("site", "--content", content, "--out", tmp_path / "build", "--lang", "en",
+                       env={"SOURCE_DATE_EPOCH": "86400"})
     assert result.exit_code == 0, result.output
     assert "lesson g-what" in result.output and "question g-namespace-q" in result.output
     page = (tmp_path / "build" / "site" / "en" / "backends.html").read_text(encoding="utf-8")
     assert 'id="g-what"' not in page and 'id="q-g-namespace-q"' not in page
     assert (tmp_path / "build" / "site" / "en" / "cudnn.html").is_file()
     assert not (tmp_path / "build" / "site" / "zh").exists()  # --lang en: English only
+    course_page = (tmp_path / "build" / "site" / "en" / "index.html").read_text(encoding="utf-8")
+    assert re.search(r"verified against torch \S+ on 1970-01-02<", course_page)  # the edition's day, not today
 
 
 # ------------------------------------------------------------------ questions, games, progress

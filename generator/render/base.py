@@ -130,6 +130,16 @@ class RenderJob:
         """'verified against torch 2.13.0+cpu on 2026-11-23': what a room may see (the slides' footer)."""
         return words(self.lang)["needs"][1].format(self.verification.torch, self.verification.date)
 
+    def verified_as_of_edition(self) -> str:
+        """'verified against torch 2.13.0+cpu on <the edition's date>' (``dates.edition_date``: never the day the
+        checks ran, so any day gives the same bytes), or 'verified against torch 2.13.0+cpu' where it has none."""
+        from .dates import edition_date
+
+        date = edition_date(self.verification)
+        phrases = words(self.lang)
+        torch = self.verification.torch
+        return phrases["needs"][1].format(torch, date.isoformat()) if date else phrases["verified_torch"].format(torch)
+
     def verified_line(self) -> str:
         """'verified against torch 2.13.0+cpu on 2026-11-23 (300 pass, 12 skip)', for a deck's description."""
         counts = self.verification.counts()

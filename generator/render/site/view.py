@@ -85,7 +85,8 @@ class SiteView:
         return self.words["title"]
 
     def verified_line(self) -> str:
-        return self.job.verified_line()
+        """What the course was verified against, dated as the quizzes and handouts are: the same bytes any day."""
+        return self.job.verified_as_of_edition()
 
     # ------------------------------------------------------------ pages
     @property
