@@ -171,7 +171,10 @@ def test_clicking_an_option_shows_the_why_of_every_option(browser, shipped_site,
     page = open_page(browser, shipped_site / "en" / "cudnn.html")
     section = page.locator(f"#q-{question.id}")
     assert section.locator(".why:visible").count() == 0  # nothing given away before a click
-    section.locator("label").nth(wrong).click()
+    section.locator("button.choice").first.focus()
+    page.keyboard.press("Tab")  # moving through the options with the keyboard answers nothing
+    assert section.locator(".why:visible").count() == 0
+    section.locator("button.choice").nth(wrong).click()
     whys = section.locator(".why")
     assert whys.count() == len(options)
     for index, option in enumerate(options):
@@ -202,10 +205,10 @@ def test_progress_survives_a_reload(browser, shipped_site, course):
     question = first_question(course, "cudnn", many=False)
     module = next(m for m in course.modules if m.name == "cudnn")
     page = open_page(browser, shipped_site / "en" / "cudnn.html")
-    page.locator(f"#q-{question.id} label").first.click()
+    page.locator(f"#q-{question.id} button.choice").first.click()
     page.reload()
     section = page.locator(f"#q-{question.id}")
-    assert section.locator("input").first.is_checked()
+    assert section.locator("button.choice").first.get_attribute("aria-pressed") == "true"
     assert section.locator(".why:visible").count() == len(question.options)
     assert page.locator(".line .progress").inner_text() == f"1 of {len(module.questions)} questions answered"
     page.goto((shipped_site / "en" / "index.html").as_uri())  # the course page counts it too

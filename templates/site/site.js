@@ -19,14 +19,20 @@
   function button(section, name) { return section.querySelector(".actions ." + name); }
 
   // ------------------------------------------------------------------ questions
+  // An option is a button (one answer) or a box to tick (several): ``mark`` shows it picked or not, and a box
+  // answered is locked (a button answered does nothing until "try again").
+  function mark(option, picked, answered) {
+    var box = option.querySelector("input");
+    if (box) { box.checked = picked; box.disabled = answered; }
+    else { option.querySelector("button.choice").setAttribute("aria-pressed", picked ? "true" : "false"); }
+  }
+
   function reveal(section, chosen) {
     var right = true;
     each(section, ".option", function (option, index) {
-      var input = option.querySelector("input");
       var picked = chosen.indexOf(index) >= 0;
       var correct = option.getAttribute("data-correct") === "true";
-      input.checked = picked;
-      input.disabled = true;
+      mark(option, picked, true);
       option.classList.toggle("picked", picked);
       option.classList.add(correct ? "correct" : "wrong");
       option.querySelector(".why").hidden = false;
@@ -42,9 +48,7 @@
 
   function reset(section) {
     each(section, ".option", function (option) {
-      var input = option.querySelector("input");
-      input.checked = false;
-      input.disabled = false;
+      mark(option, false, false);
       option.classList.remove("picked", "correct", "wrong");
       option.querySelector(".why").hidden = true;
     });
@@ -71,8 +75,13 @@
         if (chosen.length) { save(key, chosen); reveal(section, chosen); countProgress(); }
       });
     } else {
-      each(section, ".option input", function (input, index) {
-        input.addEventListener("change", function () { save(key, [index]); reveal(section, [index]); countProgress(); });
+      each(section, ".option button.choice", function (choice, index) {
+        choice.addEventListener("click", function () {
+          if (section.classList.contains("answered")) { return; }
+          save(key, [index]);
+          reveal(section, [index]);
+          countProgress();
+        });
       });
     }
     button(section, "again").addEventListener("click", function () { forget(key); reset(section); countProgress(); });
