@@ -166,6 +166,83 @@ _QUIZ = {
     },
 }
 
+_SITE = {
+    "en": {
+        "title": "torch.backends, a verified course",
+        "tagline": "Lessons, questions and games about PyTorch's torch.backends: every fact checked against torch.",
+        "languages": "Choose your language",
+        "start": "Start the course →",
+        "modules": "Modules",
+        "outline": "In this module",
+        "lessons": "Lessons",
+        "home": "All modules",
+        "previous": "← {title}",
+        "next": "{title} →",
+        "skip": "Skip to the lessons",
+        "takeaway": "Takeaway: ",
+        "quote": "From the docs: ",
+        "analogy": "Think of it this way: ",
+        "question": "Check yourself",
+        "scenario": "🎮 Scenario: pick your settings",
+        "game": "🎮 Play: pick the settings for each situation, then check",
+        "choose": "pick…",
+        "check": "Check my answer",
+        "again": "Try again",
+        "right": "✓ Right",
+        "wrong": "✗ Not this one",
+        "result_right": "Right! Every option is explained below it.",
+        "result_wrong": "Not quite: the right answer is {letters}. Every option is explained below it.",
+        "game_result": "{right} of {total} right.",
+        "answer_was": "answer: {answer}",
+        "review": "🔁 Review: say each takeaway to yourself, then open it",
+        "deck": "Spaced review in Anki",
+        "deck_line": "The same course as flashcards: import {file} into Anki (File → Import); "
+                     "`torchdeck deck` builds it beside this site.",
+        "progress": "{done} of {total} questions answered",
+        "progress_none": "no questions",
+        "reset": "Forget my answers",
+        "kept": "Your answers are kept in this browser only.",
+        "diagram_map": "The map of torch.backends",
+    },
+    "zh": {
+        "title": "torch.backends：经过验证的课程",
+        "tagline": "关于 PyTorch torch.backends 的课程、练习题和小游戏：每条事实都对照 torch 验证过。",
+        "languages": "选择语言",
+        "start": "开始学习 →",
+        "modules": "模块",
+        "outline": "本模块内容",
+        "lessons": "课程",
+        "home": "全部模块",
+        "previous": "← {title}",
+        "next": "{title} →",
+        "skip": "跳到课程",
+        "takeaway": "要点：",
+        "quote": "文档原文：",
+        "analogy": "打个比方：",
+        "question": "自测",
+        "scenario": "🎮 场景题：选出你的设置",
+        "game": "🎮 游戏：为每个场景选出设置，再核对答案",
+        "choose": "请选择…",
+        "check": "核对答案",
+        "again": "再试一次",
+        "right": "✓ 正确",
+        "wrong": "✗ 不是这个",
+        "result_right": "答对了！每个选项下面都有解释。",
+        "result_wrong": "不对：正确答案是 {letters}。每个选项下面都有解释。",
+        "game_result": "答对 {right}/{total}。",
+        "answer_was": "答案：{answer}",
+        "review": "🔁 复习：先自己说出每条要点，再展开核对",
+        "deck": "用 Anki 间隔复习",
+        "deck_line": "同一门课的闪卡版：把 {file} 导入 Anki（文件 → 导入）；"
+                     "`torchdeck deck` 会在本网站旁边生成它。",
+        "progress": "已答 {done}/{total} 题",
+        "progress_none": "没有练习题",
+        "reset": "清除我的答案",
+        "kept": "你的答案只保存在这个浏览器里。",
+        "diagram_map": "torch.backends 全景图",
+    },
+}
+
 _COMMON = {
     "en": {
         "workshop": {
@@ -309,7 +386,7 @@ _COMMON = {
     },
 }
 
-WORDS = {lang: {**common, "slides": _SLIDES[lang], "quiz": _QUIZ[lang]} for lang, common in _COMMON.items()}
+WORDS = {lang: {**common, "slides": _SLIDES[lang], "quiz": _QUIZ[lang], "site": _SITE[lang]} for lang, common in _COMMON.items()}
 
 
 def words(lang: str) -> dict:

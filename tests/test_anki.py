@@ -32,12 +32,12 @@ from generator.loader import load_course
 from generator.render import anki
 from generator.render.anki import lock as anki_lock
 from generator.render.anki import notes as anki_notes
-from generator.render.anki.html import breakable, cloze, code_block, inline, link
 from generator.render.anki.lock import read_manifest
 from generator.render.anki.models import NOTE_TYPES, models_snapshot, stable_id
 from generator.render.anki.notes import ROOT_DECK, build_notes, deck_name, note_guid
 from generator.render.anki.spread import NEW_PER_DAY
 from generator.render.base import RenderJob
+from generator.render.html import breakable, cloze, code_block, inline, link
 from generator.verify import verify
 from helpers import as_on_card, collapse_spaces, import_package, new_collection, visible_text
 

@@ -72,8 +72,9 @@ class RenderJob:
         phrases = words(self.lang)["needs"]
         missing = [self.capability_name(n) for n in needs if not n.startswith("without:")]
         about = [self.capability_name(n) for n in needs if n.startswith("without:")]
-        reasons = ([phrases[2].format(", ".join(missing))] if missing else []) + \
-                  ([phrases[3].format(", ".join(about))] if about else [])
+        comma = words(self.lang)["where"][2]  # a list's comma: "、" between Chinese words
+        reasons = ([phrases[2].format(comma.join(missing))] if missing else []) + \
+                  ([phrases[3].format(comma.join(about))] if about else [])
         return phrases[0].format(phrases[4].join(reasons))
 
     def item_mark(self, fact_ids) -> str:
@@ -128,6 +129,16 @@ class RenderJob:
     def verified_on(self) -> str:
         """'verified against torch 2.13.0+cpu on 2026-11-23': what a room may see (the slides' footer)."""
         return words(self.lang)["needs"][1].format(self.verification.torch, self.verification.date)
+
+    def verified_as_of_edition(self) -> str:
+        """'verified against torch 2.13.0+cpu on <the edition's date>' (``dates.edition_date``: never the day the
+        checks ran, so any day gives the same bytes), or 'verified against torch 2.13.0+cpu' where it has none."""
+        from .dates import edition_date
+
+        date = edition_date(self.verification)
+        phrases = words(self.lang)
+        torch = self.verification.torch
+        return phrases["needs"][1].format(torch, date.isoformat()) if date else phrases["verified_torch"].format(torch)
 
     def verified_line(self) -> str:
         """'verified against torch 2.13.0+cpu on 2026-11-23 (300 pass, 12 skip)', for a deck's description."""

@@ -17,10 +17,9 @@ from markupsafe import Markup
 from ...card_diagrams import Variant, card_diagram_filename
 from ...errors import BuildError
 from ...model import Course, Module
-from ...wording import words
 from ..base import RenderJob
+from ..html import cloze, code_block, highlight_ahead, inline, verified_fields
 from ..order import shown as shown_options
-from .html import cloze, code_block, highlight_ahead, inline, link
 from .models import NOTE_TYPES, TEMPLATE_DIR
 
 ROOT_DECK = "PyTorch torch.backends"
@@ -129,7 +128,6 @@ class _NoteBuilder:
         self._verified = lru_cache(maxsize=None)(self._verified_field)
         self._scope = lru_cache(maxsize=None)(self._scope_badge)
         self._status_tags = lru_cache(maxsize=None)(self._status_tags_of)
-        self._fact_links = lru_cache(maxsize=None)(self._links_of)
         self._diagram_field = lru_cache(maxsize=None)(self._diagram_html)
         self._ranks = lru_cache(maxsize=None)(self._rank_of)
         self.diagrams = lru_cache(maxsize=None)(self._diagrams_of)
@@ -181,20 +179,9 @@ class _NoteBuilder:
             return ""
         return _render_field("field.source.html", quote=self.text(card.source.text))
 
-    def _links_of(self, facts: tuple[str, ...]) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(self.course.fact(f).source for f in facts if self.course.fact(f).source))
-
     def _verified_field(self, facts: tuple[str, ...], own_source: Optional[str]) -> str:
-        """The folded footer: the mark (or the warning where no run verified every fact), then where, what
-        could not be checked here, the claims, and the sources: the card's own, then its facts'."""
-        addresses = dict.fromkeys(((own_source,) if own_source else ()) + self._fact_links(facts))
-        claims = [self.text(self.course.fact(f).claim) for f in facts]
-        phrases = words(self.job.lang)
-        return _render_field("field.verified.html", note=self.job.unverified_note(facts),
-                             where=self.job.verified_where(facts), claims=claims,
-                             links=[link(address) for address in addresses],
-                             source=phrases["card_sources"][len(addresses) > 1],
-                             mark=phrases["verified_mark"], unverified_mark=phrases["unverified_mark"])
+        """The folded footer (``html.verified_fields``): the card's own source first, then its facts'."""
+        return _render_field("field.verified.html", **verified_fields(self.job, facts, own_source))
 
     def _scope_badge(self, facts: tuple[str, ...]) -> Markup:
         """'since torch 2.15' above the question of a card whose facts hold only for some releases or builds."""

@@ -78,8 +78,7 @@ def handout_data(job: RenderJob, options: HandoutOptions) -> dict:
         "lang": job.lang, "date": [date.year, date.month, date.day] if date else None, "title": title, "when": when,
         "summary": job.t(workshop.summary), "words": phrases["handout"], "mark": MARK,
         "note": marked_note(job, [*lessons, *asked], rows),
-        "footer": (all_words(job.lang)["needs"][1].format(job.verification.torch, date.isoformat()) if date
-                   else all_words(job.lang)["verified_torch"].format(job.verification.torch)),
+        "footer": job.verified_as_of_edition(),
         "agenda": [list(row) for row in agenda_lines(segments, course, job.lang, options.start)],
         "lessons": [{"title": job.t(lesson.title), "clock": clock(options.start, starts[lesson.id]),
                      "scope": job.scope(lesson.facts), "marked": bool(job.unverified_note(lesson.facts)),

@@ -30,11 +30,11 @@ from ...wording import words as all_words
 from ...workshops import REFERENCE
 from ..base import RenderJob
 from ..order import letter, shown
+from ..teaching import REVIEW_EVERY, questions_by_lesson
 from .flow import Block, CodeBlock, PictureBlock, TableBlock, TextBlock
 from .text import Para, Span, code_lines, inline
 from .words import MINUTES, lessons_and_minutes, words
 
-REVIEW_EVERY = 3
 FLASHCARDS_PER_MODULE = 3
 BACKENDS_MAP = "backends-map"
 REASON_INDENT = 36.0  # pt: an option's reason sits under the option's text, past its "✔ A." (20 pt)
@@ -140,7 +140,7 @@ class SlidePlan:
         pending: list[Lesson] = []
         for module in course.modules:
             body.append(self.section(module))
-            placed = self._questions_by_lesson(module)
+            placed = questions_by_lesson(module)
             for lesson in module.lessons:
                 body.append(self.lesson(lesson))
                 body += [self.diagram(name, lesson) for name in lesson.diagrams]
@@ -164,16 +164,6 @@ class SlidePlan:
         modules = self.job.course.modules
         first = [name for lesson in modules[0].lessons for name in lesson.diagrams] if modules else []
         return BACKENDS_MAP in DIAGRAM_NAMES and BACKENDS_MAP not in first
-
-    def _questions_by_lesson(self, module: Module) -> dict[Optional[str], list[Question]]:
-        placed: dict[Optional[str], list[Question]] = {}
-        for question in module.questions:
-            target = None
-            for lesson in module.lessons:
-                if set(lesson.facts) & set(question.facts):
-                    target = lesson.id
-            placed.setdefault(target, []).append(question)
-        return placed
 
     def _notes(self, kind: str, minutes: Optional[int] = None, **fields) -> Notes:
         say, ask = self.words["notes"][kind]
