@@ -88,8 +88,11 @@ def lint(course: Course) -> list[Finding]:
             for field in ("notes", "ask"):
                 if getattr(lesson, field) is None:
                     findings.append(Finding(where, f"{lesson.id}.{field}", "a lesson needs speaker notes and a question for the room"))
+    from .zh_style import punctuation_findings  # it walks texts with this module's helpers
+
     return (findings + item_findings(course) + statement_findings(course) + card_findings(course)
-            + question_findings(course) + glossary_findings(course) + authoring_findings(course))
+            + question_findings(course) + glossary_findings(course) + authoring_findings(course)
+            + punctuation_findings(course))
 
 
 def statement_findings(course: Course) -> list[Finding]:

@@ -115,7 +115,7 @@ _QUIZ = {
         "grid": "Correct letters per version",
         "detail": "Every question: why each option is right or wrong, and the facts behind it",
         "where": "number on sheet: {}",
-        "facts": "Rests on: ",
+        "facts": "Rests on: ", "facts_sep": "; ",
         "provenance": "Appendix: where each question comes from",
         "provenance_note": ("For the course's authors, not for marking: the ids of each question and of the facts "
                             "behind it, each fact's result on this machine, and where they were verified."),
@@ -151,7 +151,7 @@ _QUIZ = {
         "grid": "各卷正确选项",
         "detail": "逐题解析：每个选项对错的理由及所依据的事实",
         "where": "各卷题号：{}",
-        "facts": "依据：",
+        "facts": "依据：", "facts_sep": "；",
         "provenance": "附录：每道题的出处",
         "provenance_note": "供课程作者使用，评分时不需要：每道题及其所依据事实的编号、各事实在本机的结果，以及在哪些环境中验证过。",
         "provenance_columns": ("各卷题号", "题目", "依据的事实（本机结果）"),
@@ -309,7 +309,9 @@ _COMMON = {
         "other_needs": {"torch-range": "another torch version", "rocm": "ROCm"},
         # the one phrasing for "several options are correct", added by every output (content never writes it)
         "multi_hint": "(select all that apply)",
-        "where": ("verified on torch {}", " (here)", ", "),
+        "where": ("verified on torch {}", " (here)"),
+        # between listed items (CUDA, MPS; A, C) and between clauses or titles: Chinese lists with 、 and ；
+        "separators": (", ", "; "),
         "pass_skip": "({passed} pass, {skipped} skip)",
         "verified_mark": "✓ verified",  # a card's footer: the mark, the details (where, which claims) folded under it
         "unverified_mark": "⚠ not verified",  # the footer of a card no run verified: why, and the sources, folded
@@ -374,7 +376,8 @@ _COMMON = {
         "without": "不含 {} 的构建版",
         "other_needs": {"torch-range": "其他 torch 版本", "rocm": "ROCm"},
         "multi_hint": "（多选）",
-        "where": ("已验证：torch {}", "（本机）", "、"),
+        "where": ("已验证：torch {}", "（本机）"),
+        "separators": ("、", "；"),
         "pass_skip": "（{passed} 项通过，{skipped} 项跳过）",
         "verified_mark": "✓ 已验证",
         "unverified_mark": "⚠ 未验证",

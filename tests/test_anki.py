@@ -6,6 +6,7 @@ update cycle (answer cards, edit one, rebuild, re-import) that must keep reviews
 """
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import os
@@ -581,6 +582,20 @@ def test_verified_and_unverified_fields(small):
     top = notes[note_guid("en", "t-top-card")]
     assert f"verified on torch {job.verification.torch} (here)" in top["Verified"]
     assert f"verified::torch-{job.verification.torch.split('+')[0]}" in top.tags
+
+
+def test_chinese_lists_what_a_card_needs_with_the_enumeration_comma(small, tmp_path):
+    """Chinese lists with 、: a card whose fact needed both CUDA and MPS says so in the deck Anki imports."""
+    results = dict(small["verification"].results)
+    results["t-gpu"] = dataclasses.replace(results["t-gpu"], status="skip", needs=("cuda", "mps"))
+    verification = dataclasses.replace(small["verification"], results=results)
+    for lang, note in (("zh", "未在此环境验证（需要 CUDA、MPS）"), ("en", "not verified here (needs CUDA, MPS)")):
+        job = RenderJob(small["course"], verification, lang, tmp_path / lang)
+        (path,) = anki.render(job, anki.AnkiOptions(tmp_path / lang / "deck.lock"))
+        col = new_collection(tmp_path / lang / "col")
+        import_package(col, path)
+        assert note in visible_text(notes_by_guid(col)[note_guid(lang, "t-gpu-card")]["Verified"]), lang
+        col.close()
 
 
 def test_note_types_ids_and_css(small):

@@ -14,6 +14,7 @@ from pptx import Presentation
 
 from generator.render.anki.lock import read_manifest
 from generator.render.anki.notes import note_guid
+from generator.render.anki.retired import why
 from helpers import CONTENT, import_package, new_collection, torchdeck
 
 FALSE_FACT = "cudnn-benchmark-default"
@@ -242,3 +243,9 @@ def test_retired_notes_update_in_place_and_come_back(tmp_path):
             assert col.db.scalar("select count() from revlog where cid = ?", card.id) == reviews[card.id]
     finally:
         col.close()
+
+
+def test_a_retired_card_lists_its_failed_facts_as_its_language_lists():
+    """Chinese lists with 、: the reason a retired card gives names every fact that no longer holds."""
+    assert why("zh", ("f-one", "f-two"), "2.15.0") == "事实 f-one、f-two 在 torch 2.15.0 上不成立"
+    assert why("en", ("f-one", "f-two"), "2.15.0") == "fact f-one, f-two does not hold on torch 2.15.0"

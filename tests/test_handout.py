@@ -128,7 +128,7 @@ def test_the_questions_come_first_and_their_answers_on_a_later_page(built, cours
         assert at > last, question.id  # in the order the agenda asks them
         last = at
         options = shown(question, selected)
-        letters = ",".join(chr(65 + i) for i, o in enumerate(options) if o.correct)
+        letters = {"en": ",", "zh": "、"}[lang].join(chr(65 + i) for i, o in enumerate(options) if o.correct)
         assert as_in_pdf(words["answer_is"].format(letters=letters)) in after, question.id
         for option in options:
             text = option.text.get(lang)

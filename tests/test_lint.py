@@ -171,3 +171,27 @@ def test_authoring_notes_are_findings_and_torchs_own_seed_is_not(tmp_path):
     assert "s-0.options[1].why: 'seed chat' is an authoring note" in result.output.replace("\n", " ")
     assert "tf-2.options[0].why: '种子对话' is an authoring note" in result.output.replace("\n", " ")
     assert "s-1" not in result.output
+
+
+# Chinese punctuation
+
+
+def test_ascii_punctuation_beside_chinese_is_a_finding_on_its_line(tmp_path):
+    comma = card("t-comma", back={"en": "CUDA builds, ROCm builds.", "zh": "需要 CUDA 构建版, ROCm 构建版。"})
+    paren = card("t-paren", front={"en": "What does it do (by default)?", "zh": "它做什么 (默认情况下)？"})
+    result = lint_of(tmp_path, cards=[comma, paren])
+    assert result.exit_code == 1
+    assert (f"t.yaml:{line_of(tmp_path, '构建版, ROCm')}: t-comma.back: '版,' in Chinese text: ASCII ',' beside "
+            "Chinese, write '，' (or '、' between listed items)") in result.output.replace("\n", " ")
+    assert f"t.yaml:{line_of(tmp_path, '它做什么 (')}: t-paren.front: '么 (' in Chinese text" in result.output
+    assert "t-paren.front: '下)' in Chinese text: ASCII ')' beside Chinese, write '）'" in result.output
+    assert result.output.count("ASCII") == 3  # one finding a mark
+
+
+def test_code_values_and_latin_lists_keep_their_ascii_punctuation(tmp_path):
+    code = card("t-code", back={"en": "Code.", "zh": "写 `flags(enabled=False, deterministic=True)`，然后 `x: int`。"})
+    call = card("t-call", back={"en": "Calls.", "zh": "调用 is_available() 之后，赋元组 (False, True) 会关掉它。"})
+    latin = card("t-latin", back={"en": "Latin.", "zh": "支持 CUDA, ROCm 和 MPS。"})
+    cloze = card("t-cloze", "cloze", text={"en": "It stays {{c1::frozen}}.", "zh": "它在{{c1::整个进程}}内保持冻结。"})
+    result = lint_of(tmp_path, cards=[code, call, latin, cloze])
+    assert result.exit_code == 0, result.output

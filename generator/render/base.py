@@ -69,10 +69,9 @@ class RenderJob:
         needs = self.verification.unverified_needs(fact_ids)
         if not needs:
             return ""
-        phrases = words(self.lang)["needs"]
+        phrases, (comma, _) = words(self.lang)["needs"], words(self.lang)["separators"]
         missing = [self.capability_name(n) for n in needs if not n.startswith("without:")]
         about = [self.capability_name(n) for n in needs if n.startswith("without:")]
-        comma = words(self.lang)["where"][2]  # a list's comma: "、" between Chinese words
         reasons = ([phrases[2].format(comma.join(missing))] if missing else []) + \
                   ([phrases[3].format(comma.join(about))] if about else [])
         return phrases[0].format(phrases[4].join(reasons))
@@ -110,7 +109,7 @@ class RenderJob:
 
         'verified on torch 2.13.0+cpu (here), 2.15.0+cu132, 2.11.0+cu130 on NVIDIA H100'.
         """
-        lead, here_mark, comma = words(self.lang)["where"]
+        (lead, here_mark), (comma, _) = words(self.lang)["where"], words(self.lang)["separators"]
         fact_ids = tuple(fact_ids)
         results = [self.verification.results.get(f) for f in fact_ids]
         places = []

@@ -33,7 +33,7 @@ def _question(job: RenderJob, number: int, question: Question) -> dict:
 
 def _answer(job: RenderJob, number: int, question: Question) -> dict:
     options = shown(question, job.course)
-    letters = ", ".join(letter(i) for i, o in enumerate(options) if o.correct)
+    letters = all_words(job.lang)["separators"][0].join(letter(i) for i, o in enumerate(options) if o.correct)
     return {"number": number, "line": all_words(job.lang)["workshop"]["handout"]["answer_is"].format(letters=letters),
             "options": [{"letter": letter(i), "correct": o.correct, "text": rich(job.t(o.text)),
                          "reason": rich(checked_part(job.t(o.why)))} for i, o in enumerate(options)]}

@@ -145,7 +145,7 @@ class SiteView:
 
     def right_letters(self, options: list[ShownOption]) -> str:
         """'A, C' ('A、C' in Chinese): the letters of the right options."""
-        return words(self.lang)["where"][2].join(option.letter for option in options if option.correct)
+        return words(self.lang)["separators"][0].join(option.letter for option in options if option.correct)
 
     def takes_many(self, question: Question) -> bool:
         return takes_many_answers(question)

@@ -128,6 +128,7 @@ class SlidePlan:
     def __init__(self, job: RenderJob, *, whole_course: bool = True):
         self.job = job
         self.words = words(job.lang)
+        self.comma, self.semicolon = all_words(job.lang)["separators"]  # between listed letters, between titles
         self.whole_course = whole_course
 
     def t(self, text) -> str:
@@ -285,7 +286,7 @@ class SlidePlan:
         """The right letters, then every option with a one-line reason under it (its why, shortened by the
         flow at a sentence, clause or word where it would not fit); the whole why of each is in the notes."""
         options = shown(question, self.job.course)
-        letters = ", ".join(letter(i) for i, o in enumerate(options) if o.correct)
+        letters = self.comma.join(letter(i) for i, o in enumerate(options) if o.correct)
         phrases = all_words(self.job.lang)["workshop"]
         paras, whys = [], []
         for index, option in enumerate(options):

@@ -227,7 +227,7 @@ class WorkshopPlan(SlidePlan):
     # -------------------------------------------------------------- quiz
     def quiz(self, question: Question) -> SlideSpec:
         options = shown(question, self.job.course)
-        letters = ", ".join(letter(i) for i, o in enumerate(options) if o.correct)
+        letters = self.comma.join(letter(i) for i, o in enumerate(options) if o.correct)
         blocks: list[Block] = [TextBlock((Para(inline(self.t(question.stem), bold=True), 24),))]
         hint = self.job.multi_hint(question)
         if hint:
@@ -247,7 +247,8 @@ class WorkshopPlan(SlidePlan):
 
     # ------------------------------------------------------------ recaps
     def _review_notes(self, lessons: list[Lesson]) -> Notes:
-        recap = self.ww["review_of"].format(titles="; ".join(self.t(lesson.title) for lesson in lessons))
+        titles = self.semicolon.join(self.t(lesson.title) for lesson in lessons)
+        recap = self.ww["review_of"].format(titles=titles)
         return self._wnotes("review", recap=recap)
 
     def pause(self, segment: Slot) -> SlideSpec:
