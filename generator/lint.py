@@ -173,16 +173,24 @@ _ITEM_SEPARATOR = re.compile(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
 
 def card_findings(course: Course) -> list[Finding]:
     """Cards that ask for more than one thing: an answer listing 4+ items, a cloze with 3+ deletions, a
-    reversed card whose question (the back) is a bare value, and two cards that ask the same thing."""
+    reversed card whose question (the back) is a bare value, the rules of ``card_rules``, a diagram on a card
+    its lessons do not draw it for, and two cards that ask the same thing."""
     cards = [card for module in course.modules for card in module.cards]
     findings: list[Finding] = []
     for card in cards:
         where = str(course.where(card.id, "cards"))
         findings.extend(Finding(where, f"{card.id}.{field}", message) for field, message in _card_problems(card))
+        if card.diagram and not _teaches_diagram(course, card):
+            findings.append(Finding(where, f"{card.id}.diagram", f"no lesson teaching the card's facts carries "
+                                    f"'{card.diagram}': show a diagram only on a card about it"))
     for first, second in _same_questions(cards):
         findings.append(Finding(str(course.where(second.id, "cards")), second.id,
                                 f"asks what {first.id} ({course.where(first.id, 'cards')}) asks: keep the better one"))
     return findings
+
+
+def _teaches_diagram(course: Course, card) -> bool:
+    return any(card.diagram in lesson.diagrams and set(lesson.facts) & set(card.facts) for lesson in course.lessons)
 
 
 def _card_problems(card) -> list[tuple[str, str]]:

@@ -25,9 +25,10 @@ def single(index: int, correct_longest: bool) -> dict:
             "options": options, "facts": ["f"]}
 
 
-def lint_of(tmp_path, questions: list[dict] = (), cards: list[dict] = (), facts: list[dict] = (FACT,)):
+def lint_of(tmp_path, questions: list[dict] = (), cards: list[dict] = (), facts: list[dict] = (FACT,),
+            lessons: list[dict] = ()):
     module = {"module": "torch.backends.t", "title": {"en": "T", "zh": "T"}, "summary": {"en": "S", "zh": "S"},
-              "facts": list(facts), "cards": list(cards), "questions": list(questions)}
+              "facts": list(facts), "cards": list(cards), "questions": list(questions), "lessons": list(lessons)}
     module = json.loads(json.dumps(module))  # shared dicts would be written as YAML aliases, which content refuses
     (tmp_path / "t.yaml").write_text(yaml.safe_dump(module, allow_unicode=True, sort_keys=False), encoding="utf-8")
     return CliRunner().invoke(main, ["lint", "--content", str(tmp_path)])
@@ -178,6 +179,26 @@ def test_a_reversed_card_whose_prompt_names_its_answer_is_a_finding(tmp_path):
     fair = card("t-fair", "reverse", front={"en": "`torch.backends.mkldnn.is_acl_available()`", "zh": "`x`"},
                 back={"en": "bool: was oneDNN built together with Arm's compute library?", "zh": "oneDNN 是否与 Arm 的计算库一起构建？"})
     finds(tmp_path, named, fair, "back: the prompt says 'nnpack', part of the name it asks for")
+
+
+def test_a_diagram_goes_only_on_a_card_its_lessons_draw_it_for(tmp_path):
+    words = {"en": "w", "zh": "字"}
+    lesson = {"id": "t-lesson", "title": words, "notes": words, "ask": words, "diagrams": ["cudnn-flags"],
+              "facts": ["f"]}
+    about = card("t-about", diagram="cudnn-flags")
+    elsewhere = card("t-elsewhere", diagram="sdpa-backends")
+    result = lint_of(tmp_path, cards=[about, elsewhere], lessons=[lesson])
+    assert result.exit_code == 1
+    assert (f"t.yaml:{line_of(tmp_path, 'id: t-elsewhere')}: t-elsewhere.diagram: no lesson teaching the card's "
+            "facts carries 'sdpa-backends'") in result.output
+    assert "t-about" not in result.output
+
+
+def test_an_unknown_diagram_on_a_card_is_an_input_error(tmp_path):
+    result = lint_of(tmp_path, cards=[card("t-odd", diagram="no-such-diagram")])
+    assert result.exit_code == 2
+    assert f"t.yaml:{line_of(tmp_path, 'diagram: no-such-diagram')}" in result.output
+    assert "unknown diagram 'no-such-diagram'" in result.output
 
 
 # The Chinese glossary
