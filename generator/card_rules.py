@@ -29,7 +29,7 @@ _ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs)\.", re.IGNORECASE)
 _LABEL_WORDS = 2
 # a sentence that only gives the verdict the next one explains: "No.", "False:", "Half wrong."
 _VERDICT = re.compile(r"^\W*(?:yes|no|true|false|wrong|right|correct|incorrect|half (?:wrong|right)|both|neither|"
-                      r"myth|不|不对|不行|不能|不会|错|错误|对|正确|是|否|可以|能|会|都是|半对|半错)\W*$", re.IGNORECASE)
+                      r"myth|不|不对|不行|不能|不会|错|错误|对|正确|是|否|可以|能|会|都是|半对|半错|错了一半|对了一半|没有)\W*$", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w]|\.\d)")
 _NAME_PIECE = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 # pieces of a name that say nothing about which name it is
