@@ -31,6 +31,7 @@ _LABEL_WORDS = 2
 _VERDICT = re.compile(r"^\W*(?:yes|no|true|false|wrong|right|correct|incorrect|half (?:wrong|right)|both|neither|"
                       r"myth|不|不对|不行|不能|不会|错|错误|对|正确|是|否|可以|能|会|都是|半对|半错|错了一半|对了一半|没有)\W*$", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w]|\.\d)")
+_WORD = re.compile(r"[A-Za-z0-9_]+|[\u4e00-\u9fff]")  # an ASCII word, or one Chinese character
 _NAME_PIECE = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 # pieces of a name that say nothing about which name it is
 _PLAIN_PIECES = frozenset("torch backends get set is has the and or of to in a an with for on by".split())
@@ -67,15 +68,15 @@ def select_all_too_wide(card: Any) -> bool:
 
 def cloze_give_aways(text: Optional[str]) -> list[str]:
     """The deletions of a cloze text that the rest of it shows: written out elsewhere in it (another
-    deletion's answer included, as Anki shows them), or a number the sum, difference, product or quotient
-    of its other numbers (or the sum of all of them) gives."""
+    deletion's answer included, as Anki shows them), every word of it there, or a number the sum,
+    difference, product or quotient of its other numbers (or the sum of all of them) gives."""
     if not text:
         return []
     found = []
     for number, answer in _deletions(text):
         context = CODE_SPAN.sub(r"\1", CLOZE.sub(lambda m: " ___ " if m[1] == number else m[2], text))
         hidden = CODE_SPAN.sub(r"\1", answer).strip().strip("'\"")
-        if _shown(hidden, context) or _computed(hidden, context):
+        if _shown(hidden, context) or _words_shown(hidden, context) or _computed(hidden, context):
             found.append(answer)
     return found
 
@@ -94,6 +95,13 @@ def _shown(hidden: str, context: str) -> bool:
     left = r"(?<![\w.])" if hidden[0].isalnum() else ""
     right = r"(?![\w]|\.\w)" if hidden[-1].isalnum() else ""
     return bool(re.search(left + re.escape(hidden) + right, context, re.IGNORECASE))
+
+
+def _words_shown(hidden: str, context: str) -> bool:
+    """Every word of a deletion of two words or more is in the rest, in some order: ``pip install opt-einsum``
+    beside ``pip install torch[opt-einsum]``."""
+    words = [w.lower() for w in _WORD.findall(hidden)]
+    return len(words) > 1 and set(words) <= {w.lower() for w in _WORD.findall(context)}
 
 
 def _computed(hidden: str, context: str) -> bool:

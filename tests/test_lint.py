@@ -166,8 +166,12 @@ def test_a_cloze_that_shows_or_computes_its_deletion_is_a_finding(tmp_path):
                                              "zh": "共有 {{c1::17}} 个子模块。"})
     hidden = card("t-hidden", "cloze", text={"en": "There are {{c1::17}} submodules in torch 2.13 to 2.15; 15 load.",
                                              "zh": "torch 2.13 到 2.15 有 {{c1::17}} 个子模块。"})
-    result = lint_of(tmp_path, cards=[shown, summed, hidden])
+    words = card("t-words", "cloze", text={"en": "With torch: {{c1::pip install torch[opt-einsum]}}. ℹ Alone: pip install "
+                                                 "opt-einsum.", "zh": "随 torch 安装：{{c1::pip install torch[opt-einsum]}}。"})
+    result = lint_of(tmp_path, cards=[shown, summed, hidden, words])
     assert result.exit_code == 1
+    assert "t-words.text: the en cloze gives away 'pip install torch[opt-einsum]'" in result.output
+    assert "t-words.text: the zh" not in result.output
     assert f"t.yaml:{line_of(tmp_path, 'id: t-shown')}: t-shown.text: the en cloze gives away '2'" in result.output
     assert f"t.yaml:{line_of(tmp_path, 'id: t-summed')}: t-summed.text: the en cloze gives away '17'" in result.output
     assert "t-summed.text: the zh" not in result.output and "t-hidden" not in result.output
