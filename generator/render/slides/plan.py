@@ -24,12 +24,12 @@ from urllib.parse import urlsplit
 from PIL import Image
 
 from ...diagrams import DIAGRAM_NAMES, diagram_png
-from ...markup import cloze_answers, cloze_blanks, split_explanation
+from ...markup import checked_part, cloze_answers, cloze_blanks, split_explanation
 from ...model import Card, Lesson, Module, Question
 from ...wording import words as all_words
 from ...workshops import REFERENCE
 from ..base import RenderJob
-from ..order import shown
+from ..order import letter, shown
 from .flow import Block, CodeBlock, PictureBlock, TableBlock, TextBlock
 from .text import Para, Span, code_lines, inline
 from .words import MINUTES, lessons_and_minutes, words
@@ -115,10 +115,6 @@ class SlideSpec:
     blocks: tuple[Block, ...] = ()
     notes: Optional[Notes] = None
     mark: str = ""
-
-
-def letter(index: int) -> str:
-    return chr(ord("A") + index)
 
 
 class SlidePlan:
@@ -327,8 +323,7 @@ class SlidePlan:
     def reason(self, option) -> str:
         """What an answer slide says of an option: its why's checked part, or where the why is all
         explanation, the explanation (without its ℹ)."""
-        fact, explanation = split_explanation(self.t(option.why))
-        return fact.strip() or explanation.lstrip("ℹ").strip()
+        return checked_part(self.t(option.why))
 
     # ------------------------------------------------------------ recaps
     def recap(self, lesson: Lesson) -> str:
