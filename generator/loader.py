@@ -311,12 +311,15 @@ def _cross_check(loaded, problems: list[Problem]) -> dict[tuple[str, str], Origi
                         line, col = positions[(section, index, "facts", ref_index)]
                         problems.append(Problem(name, line, col, f"{section}[{index}].facts[{ref_index}]",
                                                 f"no fact has the id '{ref}'"))
-        for index, lesson in enumerate(module.lessons):
-            for d_index, diagram in enumerate(lesson.diagrams):
-                if diagram not in DIAGRAM_NAMES:
-                    line, col = positions[("lessons", index, "diagrams", d_index)]
-                    problems.append(Problem(name, line, col, f"lessons[{index}].diagrams[{d_index}]",
-                                            f"unknown diagram '{diagram}' (known: {', '.join(DIAGRAM_NAMES)})"))
+        named = [(("lessons", index, "diagrams", d_index), diagram) for index, lesson in enumerate(module.lessons)
+                 for d_index, diagram in enumerate(lesson.diagrams)]
+        named += [(("cards", index, "diagram"), card.diagram) for index, card in enumerate(module.cards) if card.diagram]
+        for path, diagram in named:
+            if diagram not in DIAGRAM_NAMES:
+                line, col = positions[path]
+                where = f"{path[0]}[{path[1]}]." + (f"diagrams[{path[3]}]" if len(path) == 4 else "diagram")
+                problems.append(Problem(name, line, col, where,
+                                        f"unknown diagram '{diagram}' (known: {', '.join(DIAGRAM_NAMES)})"))
     facts = {fact.id: fact for _, module, _ in loaded for fact in module.facts}
     for name, module, positions in loaded:
         for index, lesson in enumerate(module.lessons):

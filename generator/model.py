@@ -291,6 +291,8 @@ class CardBase(Strict):
     facts: list[Id] = Field(min_length=1)
     extra: Optional[LocalText] = None
     source: Optional[Quote] = None
+    # the one diagram the card shows, named where the card is about it (its lessons carry it: lint checks)
+    diagram: Optional[str] = None
 
 
 class BasicCard(CardBase):

@@ -54,8 +54,10 @@ def test_a_false_fact_is_named_and_the_build_goes_on(drifted):
 
 
 def test_the_deck_teaches_exactly_the_notes_not_resting_on_it(drifted, course, tmp_path):
-    """The notes resting on the false fact are published (they were before) only as retired notes."""
+    """The notes resting on the false fact are published (they were before) only as retired notes, next to the
+    notes of cards the course no longer teaches (retired as removed)."""
     assert drifted["resting"], "the chosen fact must have cards resting on it"
+    removed = set(read_manifest(CONTENT / "deck.lock").notes_of("en")) - {c.id for c in course.cards}
     col = new_collection(tmp_path / "col")
     try:
         import_package(col, drifted["root"] / "build" / "torch-backends.en.apkg")
@@ -65,9 +67,11 @@ def test_the_deck_teaches_exactly_the_notes_not_resting_on_it(drifted, course, t
     finally:
         col.close()
     assert live == {note_guid("en", c.id) for c in course.cards if c.id not in drifted["resting"]}
-    assert set(retired) == {note_guid("en", card_id) for card_id in drifted["resting"]}
-    for note in retired.values():
-        assert f"fact {FALSE_FACT} does not hold on torch" in note.fields[0]
+    assert set(retired) == {note_guid("en", card_id) for card_id in drifted["resting"] | removed}
+    for card_id in drifted["resting"]:
+        assert f"fact {FALSE_FACT} does not hold on torch" in retired[note_guid("en", card_id)].fields[0]
+    for card_id in removed:
+        assert "this card was removed from the course" in retired[note_guid("en", card_id)].fields[0]
 
 
 def test_left_out_notes_are_retired_in_the_lock(drifted, course):

@@ -80,34 +80,16 @@ def build_notes(job: RenderJob) -> list[NoteSpec]:
                      for position, (module_index, module, card) in enumerate(_cards(job.course))),
                     key=lambda item: item[:2])
     numbered = [(due, module, card) for due, (_, _, module, card) in enumerate(placed, 1)]
-    shown = _first_showings(builder, numbered)
     ahead = highlight_ahead((job.code(card), card.language) for _, _, card in numbered if card.kind == "code")
     if ahead is None:
-        return [builder.note(module, card, due, shown[card.id]) for due, module, card in numbered]
+        return [builder.note(module, card, due) for due, module, card in numbered]
     try:
-        notes = [builder.note(module, card, due, shown[card.id])
-                 for due, module, card in numbered if card.kind != "code"]
+        notes = [builder.note(module, card, due) for due, module, card in numbered if card.kind != "code"]
         ahead.wait()
     finally:
         ahead.cancel()
-    notes += [builder.note(module, card, due, shown[card.id])
-              for due, module, card in numbered if card.kind == "code"]
+    notes += [builder.note(module, card, due) for due, module, card in numbered if card.kind == "code"]
     return sorted(notes, key=lambda note: note.due)
-
-
-def _first_showings(builder: "_NoteBuilder", numbered) -> dict[str, tuple[str, ...]]:
-    """Which diagrams each card shows: a diagram its lessons teach, on the module's first such card only.
-
-    A lesson's diagram fits every card resting on its facts; shown on all of them, the module
-    map would fill dozens of answers. Once per module it is met where the module starts using it.
-    """
-    seen: set[tuple[str, str]] = set()
-    shown = {}
-    for _, module, card in numbered:
-        names = [name for name in builder.diagrams(tuple(card.facts)) if (module.module, name) not in seen]
-        seen.update((module.module, name) for name in names)
-        shown[card.id] = tuple(names)
-    return shown
 
 
 def _cards(course: Course):
@@ -130,7 +112,6 @@ class _NoteBuilder:
         self._status_tags = lru_cache(maxsize=None)(self._status_tags_of)
         self._diagram_field = lru_cache(maxsize=None)(self._diagram_html)
         self._ranks = lru_cache(maxsize=None)(self._rank_of)
-        self.diagrams = lru_cache(maxsize=None)(self._diagrams_of)
         self._tags = lru_cache(maxsize=None)(self._tags_of)
         self._decks: dict[str, str] = {}
 
@@ -142,8 +123,10 @@ class _NoteBuilder:
         ranks = [self.lesson_rank[lesson.id] for fact in facts for lesson in self.lessons_of_fact.get(fact, ())]
         return min(ranks, default=self.module_end[module_index] - 0.5)
 
-    def note(self, module: Module, card, due: int, diagrams: tuple[str, ...]) -> NoteSpec:
+    def note(self, module: Module, card, due: int) -> NoteSpec:
+        """The note of ``card``; it shows the one diagram the card names (a card about the diagram), no other."""
         facts = tuple(card.facts)
+        diagrams = (card.diagram,) if card.diagram else ()
         own = card.source.source if card.source is not None else None
         common = (self.source(card), self._verified(facts, own), self.text(card.extra), self._diagram_field(diagrams))
         first, *rest = _KIND_FIELDS[card.kind](self, card)
@@ -168,10 +151,6 @@ class _NoteBuilder:
 
     def _status_tags_of(self, facts: tuple[str, ...]) -> list[str]:
         return self.job.unverified_tags(facts) or [self.version_tag]
-
-    def _diagrams_of(self, facts: tuple[str, ...]) -> tuple[str, ...]:
-        names = [name for fact in facts for lesson in self.lessons_of_fact.get(fact, ()) for name in lesson.diagrams]
-        return tuple(dict.fromkeys(names))
 
     def source(self, card) -> str:
         """The card's own quote (its address goes to the footer with the facts' sources)."""
