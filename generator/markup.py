@@ -14,7 +14,7 @@ runs, Typst content), so an odd input renders the same everywhere.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 EXPLAIN = "ℹ"
 CODE_SPAN = re.compile(r"`([^`\n]+)`")
@@ -22,8 +22,9 @@ CLOZE = re.compile(r"\{\{c(\d+)::(.*?)(?:::(.*?))?\}\}")  # number, answer, hint
 CLOZE_OPEN = re.compile(r"\{\{c(\d+)::")
 
 
-@dataclass(frozen=True)
-class Segment:
+class Segment(NamedTuple):
+    """A run of a text: inline code or prose, in the explanation or not (a tuple: a deck makes tens of thousands)."""
+
     text: str
     code: bool = False
     explain: bool = False
@@ -38,8 +39,15 @@ def split_explanation(text: str) -> tuple[str, str]:
     return text[:at], text[at:]
 
 
+def is_plain(text: str) -> bool:
+    """Whether ``text`` is all prose: no code, no explanation (``segments`` gives it whole, if it is not empty)."""
+    return "`" not in text and EXPLAIN not in text
+
+
 def segments(text: str) -> list[Segment]:
     """``text`` as plain and code segments, those of the explanation marked; nothing is added or lost."""
+    if is_plain(text):  # most texts
+        return [Segment(text)] if text else []
     fact, explanation = split_explanation(text)
     return _code_segments(fact, False) + _code_segments(explanation, True)
 

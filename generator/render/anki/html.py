@@ -10,13 +10,13 @@ around and inside them is escaped. Backticks mark code: `` `x` `` becomes
 from __future__ import annotations
 
 import re
-from typing import Iterable, NamedTuple, Optional
+from typing import Iterable, NamedTuple, Optional, Sequence
 from urllib.parse import urlsplit
 
 from markupsafe import Markup
 
 from ... import colour
-from ...markup import CLOZE_OPEN, CODE_SPAN, segments
+from ...markup import CLOZE_OPEN, CODE_SPAN, is_plain, segments
 from ...parallel import in_background
 
 _ENTITIES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("{", "&#123;"), ("}", "&#125;"))  # & first
@@ -30,8 +30,9 @@ _BREAK_AFTER = re.compile(r"(?<![\s\d])\.(?=[^\s.])|(?<=\d)\.(?=[^\s.\d])|(?<=[A
                           r"|/(?=[^\s/])|,(?=[^\s])|\((?=[^\s()])|(?<!=)=(?=[^\s=])")
 # Code written in prose without backticks: a run of ASCII without spaces that holds a dotted or snake_case
 # name (``torch.backends.cudnn.benchmark``, ``MALLOC_CONF=oversize_threshold:1,background_thread:true``).
-# One unbreakable word to a browser, so it gets code's break places too.
-_PROSE_NAME = re.compile(r"[!-~]*?[A-Za-z0-9][._][A-Za-z0-9_][!-~]*")
+# One unbreakable word to a browser, so it gets code's break places too. A match only starts where a run
+# starts (the lookbehind): the same matches, without retrying from every character of a run that holds no name.
+_PROSE_NAME = re.compile(r"(?<![!-~])[!-~]*?[A-Za-z0-9][._][A-Za-z0-9_][!-~]*")
 _FITS = 20  # inline code or a name this long fits a line anywhere on a card at 390 px (the layout tests hold it)
 _ENTITY = re.compile(r"&[^;]+;")
 _MAX_HANGING_INDENT = 20  # card.css has a class i1 .. i20 per leading-space count
@@ -65,7 +66,10 @@ def prose(escaped: str) -> str:
 def _breakable_if_long(escaped_code: str) -> str:
     """``breakable`` for inline code or a name longer than ``_FITS`` characters; a shorter one fits any line of a
     card at 390 px, so it moves to the next line whole rather than breaking at a dot (``torch.`` / ``backends``)."""
-    return breakable(escaped_code) if len(_ENTITY.sub("x", escaped_code)) > _FITS else escaped_code
+    if len(escaped_code) <= _FITS:  # an entity shows as one character: shorter still
+        return escaped_code
+    shown = len(_ENTITY.sub("x", escaped_code)) if "&" in escaped_code else len(escaped_code)
+    return breakable(escaped_code) if shown > _FITS else escaped_code
 
 
 def breakable(escaped_code: str) -> str:
@@ -76,7 +80,12 @@ def breakable(escaped_code: str) -> str:
     a word. ``<wbr>`` is no character, so copied code stays intact. Entities (``&amp;``) hold none
     of these characters.
     """
-    return _BREAK_AFTER.sub(r"\g<0><wbr>", escaped_code)
+    return _BREAK_AFTER.sub(_with_wbr, escaped_code)
+
+
+def _with_wbr(match: re.Match[str]) -> str:
+    """A break character and its ``<wbr>`` (a function: faster than a ``\\g<0>`` template, expanded match by match)."""
+    return match[0] + "<wbr>"
 
 
 def break_offsets(code: str) -> list[int]:
@@ -115,6 +124,11 @@ def link(address: str) -> Link:
 def inline(text: str) -> Markup:
     """A content text as field HTML (``markup.segments``): code in ``<code>``, an explanation (from ``ℹ``
     on) set apart in ``<span class="explain">``, line breaks as ``<br>``."""
+    joined = prose(escape(text)) if is_plain(text) else "".join(_inline_pieces(text))
+    return Markup(joined.replace("\n", "<br>") if "\n" in joined else joined)
+
+
+def _inline_pieces(text: str) -> list[str]:
     html, explaining = [], False
     for segment in segments(text):
         if segment.explain and not explaining:
@@ -124,8 +138,26 @@ def inline(text: str) -> Markup:
         html.append("<code>" + _breakable_if_long(body) + "</code>" if segment.code else prose(body))
     if explaining:
         html.append("</span>")
-    joined = "".join(html)
-    return Markup(joined.replace("\n", "<br>") if "\n" in joined else joined)
+    return html
+
+
+class ShownOption(NamedTuple):
+    """An MCQ card's option as shown: its text and why as field HTML, and whether it is right."""
+
+    text: Markup
+    why: Markup
+    correct: bool
+
+
+def mcq_fields(options: Sequence[ShownOption]) -> tuple[str, str]:
+    """An MCQ card's Options field (the options as asked) and Answers field (as answered: each marked right
+    or wrong, and explained). Built here, not by a template: a deck has thousands, and a Jinja macro call
+    costs more than the rest of an option's HTML."""
+    asked = "".join(f"<li>{option.text}</li>" for option in options)
+    answered = "".join(f'<li class="{"correct" if option.correct else "wrong"}"><span class="mark">'
+                       f'{"✓" if option.correct else "✗"}</span> {option.text}<div class="why">{option.why}</div></li>'
+                       for option in options)
+    return f'<ol class="options">{asked}</ol>', f'<ol class="options answered">{answered}</ol>'
 
 
 def cloze(text: str) -> Markup:
