@@ -53,15 +53,9 @@ def segments(text: str) -> list[Segment]:
 
 
 def _code_segments(text: str, explain: bool) -> list[Segment]:
-    out, position = [], 0
-    for match in CODE_SPAN.finditer(text):
-        if match.start() > position:
-            out.append(Segment(text[position:match.start()], explain=explain))
-        out.append(Segment(match[1], code=True, explain=explain))
-        position = match.end()
-    if position < len(text):
-        out.append(Segment(text[position:], explain=explain))
-    return out
+    """The prose and code runs of ``text``: ``CODE_SPAN.split`` gives them in turn, prose first (an empty
+    prose run, between two spans or at an end, is no segment)."""
+    return [Segment(part, index % 2 == 1, explain) for index, part in enumerate(CODE_SPAN.split(text)) if part]
 
 
 def cloze_answers(text: str) -> str:

@@ -10,7 +10,7 @@ around and inside them is escaped. Backticks mark code: `` `x` `` becomes
 from __future__ import annotations
 
 import re
-from typing import Iterable, NamedTuple, Optional, Sequence
+from typing import Iterable, Iterator, NamedTuple, Optional, Sequence
 from urllib.parse import urlsplit
 
 from markupsafe import Markup
@@ -165,7 +165,7 @@ def cloze(text: str) -> Markup:
     return Markup(_decorate("".join(_cloze_pieces(text))))
 
 
-def _cloze_pieces(text: str):
+def _cloze_pieces(text: str) -> Iterator[str]:
     """Yield escaped text and the cloze markers Anki must see.
 
     A run of closing braces inside a deletion closes as many deletions as are
