@@ -49,7 +49,7 @@ def segments(text: str) -> list[Segment]:
     if is_plain(text):  # most texts
         return [Segment(text)] if text else []
     fact, explanation = split_explanation(text)
-    return _code_segments(fact, False) + _code_segments(explanation, True)
+    return _code_segments(fact, False) + _code_segments(explanation, True) if explanation else _code_segments(fact, False)
 
 
 def _code_segments(text: str, explain: bool) -> list[Segment]:

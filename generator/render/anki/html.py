@@ -21,13 +21,14 @@ from ...parallel import in_background
 
 _ENTITIES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("{", "&#123;"), ("}", "&#125;"))  # & first
 _CODE_BLOCKS: dict[tuple[str, str], Markup] = {}  # (code, language) -> HTML, for the process
-_CLOSING_RUN = re.compile(r"\}{2,}")
+_CLOZE_MARKER = re.compile(CLOZE_OPEN.pattern + r"|\}{2,}")  # a deletion's opening, or a run of closing braces
 # Where code may wrap: after a dot between names (not inside a number or an ellipsis), an underscore
 # between two letters or digits (``allow_|tf32``, never ``__|init__``), a ``/``, a comma, an opening
 # parenthesis or an ``=`` (not doubled, nor before a closing one or a space, which breaks anyway).
-# Never between two letters or digits: a name is never cut inside a word.
-_BREAK_AFTER = re.compile(r"(?<![\s\d])\.(?=[^\s.])|(?<=\d)\.(?=[^\s.\d])|(?<=[A-Za-z0-9])_(?=[A-Za-z0-9])"
-                          r"|/(?=[^\s/])|,(?=[^\s])|\((?=[^\s()])|(?<!=)=(?=[^\s=])")
+# Never between two letters or digits: a name is never cut inside a word. Each branch starts with its
+# character (what comes before it is looked at behind it), so the regex engine skips every other character.
+_BREAK_AFTER = re.compile(r"\.(?:(?<![\s\d]\.)(?=[^\s.])|(?<=\d\.)(?=[^\s.\d]))|_(?<=[A-Za-z0-9]_)(?=[A-Za-z0-9])"
+                          r"|/(?=[^\s/])|,(?=[^\s])|\((?=[^\s()])|=(?<!==)(?=[^\s=])")
 # Code written in prose without backticks: a run of ASCII without spaces that holds a dotted or snake_case
 # name (``torch.backends.cudnn.benchmark``, ``MALLOC_CONF=oversize_threshold:1,background_thread:true``).
 # One unbreakable word to a browser, so it gets code's break places too. A match only starts where a run
@@ -173,35 +174,22 @@ def _cloze_pieces(text: str) -> Iterator[str]:
     ``{{c1::{'a': {}}}}`` hides ``{'a': {}}``.
     """
     depth, position = 0, 0
-    while position < len(text):
-        opening = CLOZE_OPEN.match(text, position)
-        if opening:
+    for marker in _CLOZE_MARKER.finditer(text):
+        if marker[0][0] == "{":
             depth += 1
-            yield opening.group(0)
-            position = opening.end()
-            continue
-        closing = _CLOSING_RUN.match(text, position) if depth else None
-        if closing:
-            run = len(closing.group(0))
+            piece = marker[0]
+        elif depth:
+            run = len(marker[0])
             closes = min(depth, run // 2)
-            yield escape("}" * (run - 2 * closes)) + "}}" * closes
             depth -= closes
-            position = closing.end()
+            piece = escape("}" * (run - 2 * closes)) + "}}" * closes
+        else:  # braces outside a deletion are text, escaped with what follows them
             continue
-        following = _next_special(text, position + 1, depth)
-        yield escape(text[position:following])
-        position = following
+        yield escape(text[position:marker.start()]) + piece
+        position = marker.end()
+    yield escape(text[position:])
     if depth:
         raise ValueError("a cloze deletion is not closed (a '}}' is missing)")
-
-
-def _next_special(text: str, start: int, depth: int) -> int:
-    """Where the next cloze opening (or, inside a deletion, closing) could start."""
-    candidates = [text.find("{{c", start)]
-    if depth:
-        candidates.append(text.find("}}", start))
-    found = [c for c in candidates if c >= 0]
-    return min(found) if found else len(text)
 
 
 def code_block(code: str, language: str) -> Markup:
