@@ -268,7 +268,12 @@ def _split_at(runs: list[tuple[str, str]], offsets: list[int]) -> list[str]:
     pieces, start, pending = [], 0, iter(offsets)
     offset = next(pending, None)
     for piece, _ in runs:
-        end, parts, at = start + len(piece), [], start
+        end = start + len(piece)
+        if piece and (offset is None or offset > end):  # most runs: no break place in them or at their end
+            pieces.append(escape(piece))
+            start = end
+            continue
+        parts, at = [], start
         while offset is not None and offset <= end:
             parts.append(escape(piece[at - start:offset - start]))
             at, offset = offset, next(pending, None)
