@@ -44,6 +44,13 @@ def is_plain(text: str) -> bool:
     return "`" not in text and EXPLAIN not in text
 
 
+def checked_part(text: str) -> str:
+    """What a one-line reason says of a text (an option's why): its fact part, or where the text is all
+    explanation, the explanation without its ``ℹ``."""
+    fact, explanation = split_explanation(text)
+    return fact.strip() or explanation.lstrip(EXPLAIN).strip()
+
+
 def segments(text: str) -> list[Segment]:
     """``text`` as plain and code segments, those of the explanation marked; nothing is added or lost."""
     if is_plain(text):  # most texts

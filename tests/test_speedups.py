@@ -20,7 +20,7 @@ from pygments.lexers import get_lexer_by_name
 from generator import highlight, parallel
 from generator.errors import BuildError
 from generator.model import Course, Module
-from generator.render.anki import html as anki_html
+from generator.render import html as html_output
 from generator.render.anki import notes as anki_notes
 from generator.render.base import RenderJob
 from generator.verify import FactResult, Verification
@@ -144,7 +144,7 @@ def break_places_by_rule(code: str) -> list[int]:
 @settings(max_examples=500, deadline=None)
 @given(BREAK_TEXT)
 def test_break_places_follow_the_rules(code):
-    assert anki_html.break_offsets(code) == break_places_by_rule(code)
+    assert html_output.break_offsets(code) == break_places_by_rule(code)
 
 
 @settings(max_examples=500, deadline=None)
@@ -154,7 +154,7 @@ def test_names_in_prose_are_whole_runs_that_hold_a_name(text):
     runs = [run.span() for run in re.finditer(r"[!-~]+", text)
             if any(a.isascii() and a.isalnum() and mark in "._" and (b.isascii() and (b.isalnum() or b == "_"))
                    for a, mark, b in zip(run[0], run[0][1:], run[0][2:]))]
-    assert [name.span() for name in anki_html._PROSE_NAME.finditer(text)] == runs
+    assert [name.span() for name in html_output._PROSE_NAME.finditer(text)] == runs
 
 
 def cloze_by_rule(text: str) -> str:
@@ -188,9 +188,9 @@ def test_cloze_markers_follow_the_rules(pieces):
         expected = cloze_by_rule(text)
     except ValueError:
         with pytest.raises(ValueError):
-            "".join(anki_html._cloze_pieces(text))
+            "".join(html_output._cloze_pieces(text))
         return
-    assert "".join(anki_html._cloze_pieces(text)) == expected
+    assert "".join(html_output._cloze_pieces(text)) == expected
 
 
 # ------------------------------------------------------------------ background colouring
@@ -222,7 +222,7 @@ def test_colouring_ahead_gives_the_same_notes(monkeypatch, tmp_path, two_cores):
         started.append((ahead, ahead.pending.pid if ahead else None))  # the child's pid as it started
         return ahead
 
-    anki_html._CODE_BLOCKS.clear()
+    html_output._CODE_BLOCKS.clear()
     monkeypatch.setattr(anki_notes, "highlight_ahead", counting_ahead)
     ahead_notes = anki_notes.build_notes(job)
     (ahead, forked), = started
@@ -230,7 +230,7 @@ def test_colouring_ahead_gives_the_same_notes(monkeypatch, tmp_path, two_cores):
     assert ahead.pending.pid is None  # ... whose result was read and which was collected
     with pytest.raises(ChildProcessError):
         os.waitpid(forked, os.WNOHANG)
-    anki_html._CODE_BLOCKS.clear()
+    html_output._CODE_BLOCKS.clear()
     monkeypatch.setattr(anki_notes, "highlight_ahead", lambda pieces: None)
     assert anki_notes.build_notes(job) == ahead_notes
     assert [note.due for note in ahead_notes] == list(range(1, 451))

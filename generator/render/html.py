@@ -1,6 +1,6 @@
-"""Content text to the HTML that goes into Anki fields.
+"""Content text as HTML, for the Anki fields and the web course alike.
 
-Anki shows a field's HTML as is, so every text is escaped: ``<`` and ``&`` become
+Anki shows a field's HTML as is (and the site its pages), so every text is escaped: ``<`` and ``&`` become
 entities, and so does every brace, because ``{{`` and ``}}`` in a cloze field
 would otherwise be read as cloze syntax. In cloze text the deletions
 (``{{c1::answer}}``, ``{{c2::answer::hint}}``) are kept working while the text
@@ -10,14 +10,18 @@ around and inside them is escaped. Backticks mark code: `` `x` `` becomes
 from __future__ import annotations
 
 import re
-from typing import Iterable, Iterator, NamedTuple, Optional, Sequence
+from typing import TYPE_CHECKING, Iterable, Iterator, NamedTuple, Optional, Sequence
 from urllib.parse import urlsplit
 
 from markupsafe import Markup
 
-from ... import colour
-from ...markup import CLOZE_OPEN, CODE_SPAN, is_plain, segments
-from ...parallel import in_background
+from .. import colour
+from ..markup import CLOZE_OPEN, CODE_SPAN, is_plain, segments
+from ..parallel import in_background
+from ..wording import words
+
+if TYPE_CHECKING:
+    from .base import RenderJob
 
 _ENTITIES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("{", "&#123;"), ("}", "&#125;"))  # & first
 _CODE_BLOCKS: dict[tuple[str, str], Markup] = {}  # (code, language) -> HTML, for the process
@@ -159,6 +163,21 @@ def mcq_fields(options: Sequence[ShownOption]) -> tuple[str, str]:
                        f'{"✓" if option.correct else "✗"}</span> {option.text}<div class="why">{option.why}</div></li>'
                        for option in options)
     return f'<ol class="options">{asked}</ol>', f'<ol class="options answered">{answered}</ol>'
+
+
+def verified_fields(job: RenderJob, fact_ids: Iterable[str], own_source: Optional[str] = None) -> dict[str, object]:
+    """What the folded "verified" footer of an item resting on ``fact_ids`` shows (``field.verified.html``,
+    on a card and on the site alike): the mark, or the warning where no run verified every fact; where
+    they were verified, what could not be checked here, the claims, and the sources (``own_source``, an
+    item's own quote's, first) as short links."""
+    fact_ids = tuple(fact_ids)
+    facts = [job.course.fact(f) for f in fact_ids]
+    addresses = dict.fromkeys(((own_source,) if own_source else ()) + tuple(f.source for f in facts if f.source))
+    phrases = words(job.lang)
+    return {"note": job.unverified_note(fact_ids), "where": job.verified_where(fact_ids),
+            "claims": [inline(job.t(fact.claim)) for fact in facts], "links": [link(address) for address in addresses],
+            "source": phrases["card_sources"][len(addresses) > 1], "mark": phrases["verified_mark"],
+            "unverified_mark": phrases["unverified_mark"]}
 
 
 def cloze(text: str) -> Markup:
