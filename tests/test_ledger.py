@@ -70,7 +70,7 @@ def content(tmp_path):
 def record_elsewhere(content, statuses: dict[str, str]) -> None:
     """A run from another machine, as `ledger import` would write it, with the content's current check hashes."""
     course = load_course(content)
-    facts = {f.id: ledger.Entry(f.check_key(), statuses[f.id]) for f in course.facts if f.id in statuses}
+    facts = {f.id: ledger.FactRecord(f.check_key(), statuses[f.id]) for f in course.facts if f.id in statuses}
     ledger.write_run(content, ledger.Run(ELSEWHERE.torch, ELSEWHERE.python, ELSEWHERE.date, ELSEWHERE.build,
                                          {}, facts))
 
