@@ -320,7 +320,7 @@ _COMMON = {
         "verified_mark": "✓ verified",  # a card's footer: the mark, the details (where, which claims) folded under it
         "unverified_mark": "⚠ not verified",  # the footer of a card no run verified: why, and the sources, folded
         "card_sources": ("Source: ", "Sources: "),  # before the links in a card's folded footer: one, several
-        "releases": {"since": "since torch {}", "until": "until torch {}", "between": "torch {} to {}",
+        "releases": {"since": "since torch {}", "until": "torch {} and earlier", "between": "torch {} to {}",
                      "only": "torch {} only"},
         "sample": {"fragment": "excerpt: part of a larger program", "gpu": "needs a CUDA GPU"},
         "lessons_minutes": ("{lessons} lesson · {minutes} min", "{lessons} lessons · {minutes} min"),
