@@ -151,7 +151,10 @@ const textNodes = root => {
 };
 // Line breaks between two letters or digits: consecutive characters of one block (their nearest
 // ancestor that is not inline: an inline-block badge is a block of its own; no <br> or image between
-// them) where the second starts below the first.
+// them) where the second starts below the first. Two such characters inside one text node lie in one run
+// of letters and digits, and a run on one line (one client rect) holds no break: only the characters of
+// runs that span lines are measured one by one, besides each node's first and last (the pairs across nodes).
+const RUN = /[A-Za-z0-9]{2,}/g;
 const midWordBreaks = (frame, shown) => {
   const breaks = [], range = document.createRange(), blocks = new Map();
   const blockOf = el => {
@@ -162,6 +165,16 @@ const midWordBreaks = (frame, shown) => {
     return blocks.get(el);
   };
   const charRect = (node, i) => { range.setStart(node, i); range.setEnd(node, i + 1); return range.getClientRects()[0] || null; };
+  const wrappedRuns = (node, text) => {  // 0, each character of a run on several lines, the last: in order
+    const indices = [0];
+    for (const run of text.matchAll(RUN)) {
+      range.setStart(node, run.index);
+      range.setEnd(node, run.index + run[0].length);
+      if (range.getClientRects().length > 1) for (let i = run.index; i < run.index + run[0].length; i++) indices.push(i);
+    }
+    indices.push(text.length - 1);
+    return new Set(indices);
+  };
   let prev = null, context = '';  // prev: {ch, rect, block}
   const walker = document.createTreeWalker(frame, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -172,14 +185,18 @@ const midWordBreaks = (frame, shown) => {
     range.selectNodeContents(node);
     const lines = range.getClientRects().length;
     // a text node on one line can break only before its first character: look at the ends alone
-    const indices = lines > 1 ? Array.from({length: text.length}, (_, i) => i) : new Set([0, text.length - 1]);
+    const indices = lines > 1 ? wrappedRuns(node, text) : new Set([0, text.length - 1]);
+    let last = -1;
     for (const i of indices) {
       const ch = text[i];
       const rect = charRect(node, i);
-      if (prev && rect && prev.rect && WORD.test(prev.ch) && WORD.test(ch) && rect.top >= prev.rect.bottom - 1) {
+      // on several lines, a character measured after a skipped one follows no letter or digit, or one on its line
+      const follows = lines <= 1 || i === last + 1;
+      if (follows && prev && rect && prev.rect && WORD.test(prev.ch) && WORD.test(ch) && rect.top >= prev.rect.bottom - 1) {
         breaks.push((context + text.slice(0, i)).slice(-24) + '|' + text.slice(i, i + 8));
       }
       prev = {ch, rect, block};
+      last = i;
     }
     context = (context + text).slice(-24);
   }

@@ -7,10 +7,12 @@ normalisations below each say what they drop, and none shares a name with anothe
 from __future__ import annotations
 
 import html
+import posixpath
 import re
 import shutil
 import subprocess
 import unicodedata
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -113,17 +115,89 @@ def slide_kind(slide) -> str:
     return slide_name(slide).split(":", 1)[0]
 
 
+PART = 100  # slides per part LibreOffice draws (see convert_to_pdf)
+
+
 def convert_to_pdf(groups, pdf_dir: Path, work: Path) -> None:
-    """Convert each group of decks to PDF in its own LibreOffice (private profile), all at once."""
+    """Convert each group of decks to PDF in its own LibreOffice (private profile), all at once:
+    ``pdf_dir/<deck stem>.pdf``, one page per slide.
+
+    LibreOffice's time grows with the square of a document's slides (closing a 750-slide deck costs more
+    than drawing it), so each deck is drawn in parts of at most ``PART`` slides (``deck_parts``), then
+    the parts' pages are joined in order with ``pdfunite``. Every slide is drawn as in the whole deck: the
+    words and lines read back the same (CJK words may end up to 0.5 pt apart: the PDF's font subsets
+    differ); the slide number a part would restart is written in as the number the whole deck shows."""
     soffice = shutil.which("soffice") or shutil.which("libreoffice")
     if soffice is None:
         pytest.skip("LibreOffice (soffice) is not installed")
+    parts_dir = work / "parts"
+    parts = {deck: deck_parts(deck, parts_dir / deck.stem) for group in groups for deck in group}
     runs = [subprocess.Popen([soffice, f"-env:UserInstallation=file://{work}/profile-{n}", "--headless",
-                              "--convert-to", "pdf", "--outdir", str(pdf_dir), *map(str, paths)],
+                              "--convert-to", "pdf", "--outdir", str(parts_dir / "pdf"),
+                              *(str(part) for deck in decks for part in parts[deck])],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            for n, paths in enumerate(groups)]
+            for n, decks in enumerate(groups)]
     for run in runs:
         assert run.wait(timeout=600) == 0
+    pdf_dir.mkdir(parents=True, exist_ok=True)
+    for deck, deck_part_paths in parts.items():
+        drawn = [str(parts_dir / "pdf" / f"{part.stem}.pdf") for part in deck_part_paths]
+        subprocess.run(["pdfunite", *drawn, str(pdf_dir / f"{deck.stem}.pdf")], check=True)
+
+
+_SLIDE_ID = re.compile(r'<p:sldId [^>]*r:id="([^"]+)"[^>]*/>')
+_SLIDE_NUMBER = re.compile(rb'<a:fld [^>]*type="slidenum"[^>]*>(.*?)<a:t>[^<]*</a:t></a:fld>', re.S)
+
+
+def deck_parts(deck: Path, folder: Path, size: int = PART) -> list[Path]:
+    """``deck`` as decks of at most ``size`` consecutive slides each (``folder/<stem>.partNNN.pptx``): the same
+    package with the other slides (and their notes) left out, and each slide-number field replaced by the
+    number it shows in the whole deck (LibreOffice would count from 1 in every part)."""
+    with zipfile.ZipFile(deck) as package:
+        files = {name: package.read(name) for name in package.namelist()}
+    presentation = files["ppt/presentation.xml"].decode("utf-8")
+    rels = files["ppt/_rels/presentation.xml.rels"].decode("utf-8")
+    target = {m[1]: "ppt/" + m[2] for m in re.finditer(r'<Relationship Id="([^"]+)" Type="[^"]*/slide" '
+                                                       r'Target="([^"]+)"/>', rels)}
+    order = [m[1] for m in _SLIDE_ID.finditer(presentation)]
+    assert sorted(order) == sorted(target), "every slide of the list and of the relationships"
+
+    def rels_of(part: str) -> str:
+        return posixpath.join(posixpath.dirname(part), "_rels", posixpath.basename(part) + ".rels")
+
+    def notes_of(slide: str) -> list[str]:
+        found = re.findall(r'Target="(\.\./notesSlides/[^"]+)"', files.get(rels_of(slide), b"").decode("utf-8"))
+        return [posixpath.normpath(posixpath.join(posixpath.dirname(slide), name)) for name in found]
+
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for start in range(0, len(order), size):
+        kept = order[start:start + size]
+        left_out = {target[rid] for rid in order if rid not in kept}
+        left_out |= {notes for slide in list(left_out) for notes in notes_of(slide)}
+        left_out |= {rels_of(part) for part in list(left_out)}
+        number = {target[rid]: start + n for n, rid in enumerate(kept, 1)}
+        changed = {
+            "ppt/presentation.xml": re.sub(r"<p:sldIdLst>.*?</p:sldIdLst>", lambda _: "<p:sldIdLst>" + "".join(
+                m[0] for m in _SLIDE_ID.finditer(presentation) if m[1] in kept) + "</p:sldIdLst>",
+                presentation, flags=re.S).encode("utf-8"),
+            "ppt/_rels/presentation.xml.rels": re.sub(
+                r'<Relationship Id="([^"]+)"[^>]*/>', lambda m: "" if target.get(m[1]) in left_out else m[0],
+                rels).encode("utf-8"),
+            "[Content_Types].xml": re.sub(rb'<Override PartName="/([^"]+)"[^>]*/>',
+                                          lambda m: b"" if m[1].decode() in left_out else m[0],
+                                          files["[Content_Types].xml"]),
+        }
+        for slide, shown in number.items():
+            changed[slide] = _SLIDE_NUMBER.sub(lambda m: b"<a:r>" + m[1] + b"<a:t>%d</a:t></a:r>" % shown,
+                                               files[slide])
+        path = folder / f"{deck.stem}.part{start // size:03d}.pptx"
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as part:
+            for name, data in files.items():
+                if name not in left_out:
+                    part.writestr(name, changed.get(name, data))
+        paths.append(path)
+    return paths
 
 
 def pdf_word_boxes(pdf: Path):
