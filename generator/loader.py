@@ -17,7 +17,7 @@ import yaml
 from pydantic import ValidationError
 
 from .atomic import atomic_write_bytes, read_regular
-from .diagram_names import DIAGRAM_NAMES
+from .diagrams import DIAGRAM_NAMES
 from .errors import ContentError, Problem
 from .model import ITEM_SECTIONS, SECTIONS, Course, Module, Origin, Workshop, WorkshopFile
 

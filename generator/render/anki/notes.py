@@ -14,7 +14,7 @@ from typing import NamedTuple, Optional
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
-from ...card_diagrams import Variant, card_diagram_filename
+from ...diagrams import Variant, card_diagram_filename
 from ...errors import BuildError
 from ...model import Course, Module
 from ...wording import words

@@ -79,6 +79,7 @@ class TableBlock:
 class PictureBlock:
     png: bytes
     pixels: tuple[int, int]  # width, height
+    alt: str = ""  # what it shows, in words: the picture's description for a screen reader
 
 
 Block = Union[TextBlock, CodeBlock, TableBlock, PictureBlock]

@@ -153,7 +153,7 @@ class PresentationWriter:
                 shapes.add(self._table_xml(shapes.next_id(), placed, link))
             elif isinstance(block, PictureBlock):
                 _, rid = part.get_or_add_image_part(io.BytesIO(block.png))
-                shapes.add(_picture_xml(shapes.next_id(), placed, rid))
+                shapes.add(_picture_xml(shapes.next_id(), placed, rid, block.alt))
         if boxes.footer:
             shapes.add(self._footer_xml(shapes.next_id(), boxes.footer))
         if boxes.number and layout_name != "Title":
@@ -300,8 +300,11 @@ def _sp(shape_id: int, name: str, area: Area, paras: str, *, ph: Optional[str] =
             f'<a:lstStyle/>{paras}</p:txBody></p:sp>')
 
 
-def _picture_xml(shape_id: int, placed: Placed, rid: str) -> str:
-    return (f'<p:pic><p:nvPicPr><p:cNvPr id="{shape_id}" name="Diagram {shape_id}"/><p:cNvPicPr>'
+def _picture_xml(shape_id: int, placed: Placed, rid: str, alt: str) -> str:
+    """A picture shape; ``alt``: its description (``descr``), what a screen reader says of it."""
+    descr = clean(alt).replace('"', "&quot;")
+    return (f'<p:pic><p:nvPicPr><p:cNvPr id="{shape_id}" name="Diagram {shape_id}" descr="{descr}"/>'
+            f'<p:cNvPicPr>'
             f'<a:picLocks noChangeAspect="1"/></p:cNvPicPr><p:nvPr/></p:nvPicPr><p:blipFill>'
             f'<a:blip r:embed="{rid}"/><a:stretch><a:fillRect/></a:stretch></p:blipFill><p:spPr>'
             f'{xfrm(placed.area)}<a:prstGeom prst="rect"><a:avLst/></a:prstGeom></p:spPr></p:pic>')
