@@ -53,8 +53,8 @@ def diagram_alt(name: str, course: Course, lang: str) -> str:
     return describe(words, course_map(course)) if describe else words["alt"]
 
 
-def labels_drawn(name: str, course: Course, variant: Variant) -> list[tuple[str, int]]:
-    """Each line of text the picture draws, with its size in units (``layouts.MIN_LABEL`` at least)."""
+def labels_drawn(name: str, course: Course, variant: Variant) -> list[tuple[str, int, bool]]:
+    """Each line of text the picture draws: its text, its size in the picture's pixels, whether bold."""
     from .canvas import drawn
 
     _scene(name)

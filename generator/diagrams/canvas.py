@@ -31,5 +31,5 @@ def png(name: str, course: CourseMap, variant: Variant) -> bytes:
     return buffer.getvalue()
 
 
-def drawn(name: str, course: CourseMap, variant: Variant) -> list[tuple[str, int]]:
+def drawn(name: str, course: CourseMap, variant: Variant) -> list[tuple[str, int, bool]]:
     return _drawn(name, course, variant)[1].drawn

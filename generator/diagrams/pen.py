@@ -3,7 +3,8 @@
 Positions and sizes are in units (``layouts``); the pen turns them into canvas pixels. Words of a
 paragraph without Chinese are drawn in the shipped DejaVu Sans, one with Chinese in the shipped
 cut of Noto Sans CJK SC (``tools/make_cjk_font.py``), so a diagram's pixels never depend on the
-machine's fonts. Every label drawn is kept in ``drawn`` (its text and size), for the tests.
+machine's fonts. Every line of text drawn is kept in ``drawn`` (its text, its size in canvas pixels and
+whether bold), for the tests.
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ class Pen:
     def __init__(self, draw: ImageDraw.ImageDraw, layout: Layout, palette: Palette, words: dict[str, str]):
         self.draw, self.layout, self.palette, self.words = draw, layout, palette, words
         self.width = layout.width
-        self.drawn: list[tuple[str, int]] = []
+        self.drawn: list[tuple[str, int, bool]] = []
 
     @property
     def upright(self) -> bool:
@@ -82,7 +83,7 @@ class Pen:
             face = self._font(size, bold, cjk)
             left = x + (width - self.draw.textlength(line, font=face) / self.layout.scale) / 2 if centre else x
             self.draw.text((self._px(left), self._px(y)), line, font=face, fill=fill or self.palette.ink)
-            self.drawn.append((line, size))
+            self.drawn.append((line, face.size, bold))
             y += step
         return y
 

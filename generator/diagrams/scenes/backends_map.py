@@ -23,10 +23,12 @@ WORDS = {
     "en": {"gpu": "NVIDIA / AMD GPU", "cpu": "CPU", "apple": "Apple GPU", "other": "Cross-cutting",
            "highlighted": "Filled: the modules taught here",
            "alt": "Map of torch.backends, its modules grouped by the hardware they serve: {groups}.",
+           "alt_group": "{group}: {names}", "alt_and": ", ", "alt_then": "; ",
            "alt_highlighted": " Taught here: {names}."},
     "zh": {"gpu": "NVIDIA / AMD GPU", "cpu": "CPU", "apple": "Apple GPU", "other": "通用",
            "highlighted": "实心：本次讲授的模块",
            "alt": "torch.backends 模块图，各模块按所服务的硬件分组：{groups}。",
+           "alt_group": "{group}：{names}", "alt_and": "、", "alt_then": "；",
            "alt_highlighted": "本次讲授：{names}。"},
 }
 ROOT = "torch.backends"
@@ -43,10 +45,11 @@ def groups_of(modules: tuple[str, ...]) -> list[tuple[str, list[str]]]:
 
 
 def describe(words: dict[str, str], course: CourseMap) -> str:
-    groups = "; ".join(f"{words[key]}: {', '.join(names)}" for key, names in groups_of(course.modules) if names)
+    groups = words["alt_then"].join(words["alt_group"].format(group=words[key], names=words["alt_and"].join(names))
+                                    for key, names in groups_of(course.modules) if names)
     text = words["alt"].format(groups=groups)
     if course.highlighted:
-        text += words["alt_highlighted"].format(names=", ".join(course.highlighted))
+        text += words["alt_highlighted"].format(names=words["alt_and"].join(course.highlighted))
     return text
 
 
