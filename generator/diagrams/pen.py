@@ -83,7 +83,7 @@ class Pen:
             face = self._font(size, bold, cjk)
             left = x + (width - self.draw.textlength(line, font=face) / self.layout.scale) / 2 if centre else x
             self.draw.text((self._px(left), self._px(y)), line, font=face, fill=fill or self.palette.ink)
-            self.drawn.append((line, face.size, bold))
+            self.drawn.append((line, int(face.size), bold))
             y += step
         return y
 
