@@ -146,6 +146,8 @@ def _line_of_key(file, key: str) -> int:
 def notes_lines(wording: dict, spec: SlideSpec, page: int, pages: int, lang: str) -> list[str]:
     """Speaker notes: what to say, the question for the room, the minutes to spend."""
     notes = spec.notes
+    if notes is None:
+        return []
     if notes.clock:  # a workshop's slide: its part's clock time, the same as the agenda's
         minutes = notes.clock + (all_words(lang)["workshop"]["clock_cont"] if page else "")
     else:
