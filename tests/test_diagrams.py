@@ -18,7 +18,8 @@ import pytest
 from PIL import Image
 from pptx import Presentation
 
-from generator.diagrams import DIAGRAM_NAMES, SLIDE, Variant, diagram_png, labels_drawn
+from generator.diagrams import CARD, DIAGRAM_NAMES, SLIDE, Variant, card_diagram_png, diagram_png, labels_drawn
+from generator.diagrams.scenes import SCENES
 from generator.errors import BuildError
 from generator.render import slides
 from generator.render.base import RenderJob
@@ -51,6 +52,25 @@ def pictures(deck: Path):
     """(diagram name, picture shape) of every picture in the deck."""
     return [(slide_name(slide).split(":")[1], shape) for slide in Presentation(str(deck)).slides
             for shape in slide.shapes if shape.shape_type == 13]
+
+
+def test_every_scene_has_its_words_in_every_language():
+    for name, scene in SCENES.items():
+        assert set(scene.WORDS) == {"en", "zh"}, name
+        assert set(scene.WORDS["zh"]) == set(scene.WORDS["en"]), name
+        assert all(not CJK.search(text) for text in scene.WORDS["en"].values()), name
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_scene_fits_its_slide_picture_and_a_card_is_as_tall_as_its_scene(course, lang):
+    """A slide picture has the shape of the Diagram layout's body (1746 × 770 px: what a scene draws fits
+    it, or the picture would grow and shrink on the slide); a card picture is 720 px wide."""
+    for name in DIAGRAM_NAMES:
+        with Image.open(io.BytesIO(diagram_png(name, course, lang))) as image:
+            assert image.size == (round(SLIDE.width * SLIDE.scale), round(SLIDE.height * SLIDE.scale)), name
+        for night in (False, True):
+            with Image.open(io.BytesIO(card_diagram_png(name, course, Variant(lang, night)))) as image:
+                assert image.width == CARD.width and 300 < image.height < 2400, name
 
 
 def test_the_decks_show_every_diagram(decks):
