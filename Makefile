@@ -15,7 +15,7 @@ STAMP := build/.torchdeck-installed-external
 endif
 TORCHDECK := $(PY) -m generator
 
-.PHONY: setup deck slides quiz quiz-all all verify lint coverage stats test bench matrix clean
+.PHONY: setup deck slides quiz quiz-all site all verify lint coverage stats test bench matrix clean
 
 setup: $(STAMP)
 
@@ -43,6 +43,10 @@ quiz: $(STAMP)
 # The whole bank (every question that can share a quiz), as quiz-all.*: beside the class's quiz, not over it.
 quiz-all: $(STAMP)
 	$(TORCHDECK) quiz --all --name all $(ARGS)
+
+# The web course: build/site/index.html, opened from the disk.
+site: $(STAMP)
+	$(TORCHDECK) site $(ARGS)
 
 all: $(STAMP)
 	$(TORCHDECK) build $(ARGS)

@@ -24,9 +24,9 @@ import genanki
 from generator.diagrams import canvas as diagram_canvas
 from generator.model import Course, Module
 from generator.render import anki
-from generator.render.anki import html as anki_html
-from generator.render.anki.html import code_block
+from generator.render import html as html_output
 from generator.render.base import RenderJob
+from generator.render.html import code_block
 from generator.verify import FactResult, Verification
 
 CARDS = 10_000
@@ -90,7 +90,7 @@ def time_genanki(folder: Path, notes: int) -> float:
 def time_torchdeck(folder: Path, course: Course, verification: Verification, round_number: int, *, cold: bool) -> float:
     """One build of the package from a fresh manifest; ``cold`` empties the code and diagram caches first."""
     if cold:
-        anki_html._CODE_BLOCKS.clear()
+        html_output._CODE_BLOCKS.clear()
         diagram_canvas.png.cache_clear()
     job = RenderJob(course, verification, "en", folder)
     lock = folder / f"deck-{cold}-{round_number}.lock"
@@ -101,7 +101,7 @@ def time_torchdeck(folder: Path, course: Course, verification: Verification, rou
 
 def time_pygments(course: Course) -> float:
     """Colouring every code card alone, in this process, for the record."""
-    anki_html._CODE_BLOCKS.clear()
+    html_output._CODE_BLOCKS.clear()
     started = time.perf_counter()
     for card in course.cards:
         if card.kind == "code":

@@ -481,7 +481,7 @@ def quiz(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, 
 @lock_options
 @guarded
 def build(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict, update_lock):
-    """Verify once, then build every output (deck, slides, quizzes) with its defaults."""
+    """Verify once, then build every output (deck, slides, quizzes, web course) with its defaults."""
     from .render import in_build, options
 
     started = time.perf_counter()
@@ -492,13 +492,31 @@ def build(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache,
                                     pipeline.titles_preflight(request))
     chosen = {"anki": options("anki", lock=lock, base=base, stem=pipeline.deck_stem(course, modules)),
               "slides": options("slides", per_module=bool(modules)),
-              "quiz": options("quiz")}
+              "quiz": options("quiz"),
+              "site": options("site", languages=request.languages, deck_stem=pipeline.deck_stem(course, modules))}
     paths = []
     for name in in_build():
         if name == "quiz" and not course.questions:  # a selection without questions gets no quiz
             continue
         paths += rendered(name, request, course, verification, chosen[name])
     finish("build", paths, started, verification, quiet)
+
+
+@main.command()
+@common_options
+@verify_options
+@strict_option
+@guarded
+def site(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict):
+    """Build the web course: <out>/site/index.html, a page per module and language, opened from the disk."""
+    from .render import site as site_output
+
+    started = time.perf_counter()
+    check_source_date()
+    request = request_of(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict)
+    course, verification = verified(request)
+    options = site_output.SiteOptions(languages=request.languages, deck_stem=pipeline.deck_stem(course, modules))
+    finish("site", rendered("site", request, course, verification, options), started, verification, quiet)
 
 
 @main.command("workshops")

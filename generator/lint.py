@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from itertools import combinations
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator, Optional
 
 from pydantic import BaseModel
 
+from . import card_rules
 from .markup import CLOZE, CODE_SPAN, cloze_blanks, split_explanation
 from .model import ITEM_SECTIONS, SECTIONS, Course, Origin
 from .text import Text
@@ -88,8 +89,11 @@ def lint(course: Course) -> list[Finding]:
             for field in ("notes", "ask"):
                 if getattr(lesson, field) is None:
                     findings.append(Finding(where, f"{lesson.id}.{field}", "a lesson needs speaker notes and a question for the room"))
+    from .zh_style import punctuation_findings  # it walks texts with this module's helpers
+
     return (findings + item_findings(course) + statement_findings(course) + card_findings(course)
-            + question_findings(course) + glossary_findings(course) + authoring_findings(course))
+            + question_findings(course) + glossary_findings(course) + authoring_findings(course)
+            + punctuation_findings(course))
 
 
 def statement_findings(course: Course) -> list[Finding]:
@@ -122,7 +126,7 @@ def item_findings(course: Course) -> list[Finding]:
     """Items that give their answer away: one finding per item, or per course-wide share out of bounds."""
     findings: list[Finding] = []
     for module in course.modules:
-        asked = [("questions", q, q.stem) for q in module.questions]
+        asked: list[tuple[str, Any, Text]] = [("questions", q, q.stem) for q in module.questions]
         asked += [("cards", c, c.question) for c in module.cards if c.kind == "mcq"]
         for section, item, text in asked:
             if any(_HINT.search(t) for t in (text.en, text.zh or "")):
@@ -137,7 +141,7 @@ def item_findings(course: Course) -> list[Finding]:
             findings.append(Finding("content", "true/false questions", f"{len(keyed_true)} of {len(true_false)} are "
                                     f"keyed True ({share:.0%}); keep it between {TRUE_SHARE[0]:.0%} and "
                                     f"{TRUE_SHARE[1]:.0%}"))
-    singles = {"questions": [q for q in questions if q.kind == "single"],
+    singles: dict[str, list[Any]] = {"questions": [q for q in questions if q.kind == "single"],
                "MCQ cards": [c for m in course.modules for c in m.cards
                              if c.kind == "mcq" and len(_correct(c)) == 1]}
     for what, items in singles.items():
@@ -172,16 +176,24 @@ _ITEM_SEPARATOR = re.compile(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
 
 def card_findings(course: Course) -> list[Finding]:
     """Cards that ask for more than one thing: an answer listing 4+ items, a cloze with 3+ deletions, a
-    reversed card whose question (the back) is a bare value, and two cards that ask the same thing."""
+    reversed card whose question (the back) is a bare value, the rules of ``card_rules``, a diagram on a card
+    its lessons do not draw it for, and two cards that ask the same thing."""
     cards = [card for module in course.modules for card in module.cards]
     findings: list[Finding] = []
     for card in cards:
         where = str(course.where(card.id, "cards"))
         findings.extend(Finding(where, f"{card.id}.{field}", message) for field, message in _card_problems(card))
+        if card.diagram and not _teaches_diagram(course, card):
+            findings.append(Finding(where, f"{card.id}.diagram", f"no lesson teaching the card's facts carries "
+                                    f"'{card.diagram}': show a diagram only on a card about it"))
     for first, second in _same_questions(cards):
         findings.append(Finding(str(course.where(second.id, "cards")), second.id,
                                 f"asks what {first.id} ({course.where(first.id, 'cards')}) asks: keep the better one"))
     return findings
+
+
+def _teaches_diagram(course: Course, card) -> bool:
+    return any(card.diagram in lesson.diagrams and set(lesson.facts) & set(card.facts) for lesson in course.lessons)
 
 
 def _card_problems(card) -> list[tuple[str, str]]:
@@ -204,7 +216,7 @@ def _card_problems(card) -> list[tuple[str, str]]:
         if len(prompt) < MIN_REVERSE_PROMPT_WORDS:
             problems.append(("back", f"the reversed card asks only '{' '.join(prompt)}': make it a basic card, or "
                                      "give the back enough to be a question"))
-    return problems
+    return problems + card_rules.problems(card)
 
 
 def list_length(text: str) -> int:
@@ -226,7 +238,9 @@ def cloze_numbers(text: str) -> set[str]:
 def _same_questions(cards) -> list[tuple]:
     """Pairs of cards that ask the same thing: code cards showing the same code, or prompts that name the
     same code spans in nearly the same words."""
-    pairs, by_code, by_names = [], {}, {}
+    pairs: list[tuple] = []
+    by_code: dict[str, list] = {}
+    by_names: dict[frozenset[str], list] = {}
     for card in cards:
         if card.kind == "code":
             by_code.setdefault(" ".join(card.code.split()), []).append(card)
@@ -366,7 +380,8 @@ def glossary_findings(course: Course) -> list[Finding]:
     findings: list[Finding] = []
     files: dict[str, tuple[str, ...]] = {}
     for module in course.modules:
-        texts = [(None, module.module, field, getattr(module, field)) for field in ("title", "summary")]
+        texts: list[tuple[Optional[Origin], str, str, Text]] = [
+            (None, module.module, field, getattr(module, field)) for field in ("title", "summary")]
         for section in SECTIONS:
             for item in getattr(module, section):
                 texts += [(course.where(item.id, section), item.id, path, text) for path, text in texts_of(item)]

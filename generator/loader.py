@@ -17,6 +17,7 @@ import yaml
 from pydantic import ValidationError
 
 from .atomic import atomic_write_bytes, read_regular
+from .defaults import asserted_default
 from .diagrams import DIAGRAM_NAMES
 from .errors import ContentError, Problem
 from .model import ITEM_SECTIONS, SECTIONS, Course, Module, Origin, Workshop, WorkshopFile
@@ -310,13 +311,39 @@ def _cross_check(loaded, problems: list[Problem]) -> dict[tuple[str, str], Origi
                         line, col = positions[(section, index, "facts", ref_index)]
                         problems.append(Problem(name, line, col, f"{section}[{index}].facts[{ref_index}]",
                                                 f"no fact has the id '{ref}'"))
+        named = [(("lessons", index, "diagrams", d_index), diagram) for index, lesson in enumerate(module.lessons)
+                 for d_index, diagram in enumerate(lesson.diagrams)]
+        named += [(("cards", index, "diagram"), card.diagram) for index, card in enumerate(module.cards) if card.diagram]
+        for path, diagram in named:
+            if diagram not in DIAGRAM_NAMES:
+                line, col = positions[path]
+                where = f"{path[0]}[{path[1]}]." + (f"diagrams[{path[3]}]" if len(path) == 4 else "diagram")
+                problems.append(Problem(name, line, col, where,
+                                        f"unknown diagram '{diagram}' (known: {', '.join(DIAGRAM_NAMES)})"))
+    facts = {fact.id: fact for _, module, _ in loaded for fact in module.facts}
+    for name, module, positions in loaded:
         for index, lesson in enumerate(module.lessons):
-            for d_index, diagram in enumerate(lesson.diagrams):
-                if diagram not in DIAGRAM_NAMES:
-                    line, col = positions[("lessons", index, "diagrams", d_index)]
-                    problems.append(Problem(name, line, col, f"lessons[{index}].diagrams[{d_index}]",
-                                            f"unknown diagram '{diagram}' (known: {', '.join(DIAGRAM_NAMES)})"))
+            for f_index, row in enumerate(lesson.flags):
+                problems += _flag_row_problems(row, facts, name, positions, ("lessons", index, "flags", f_index))
     return origins
+
+
+def _flag_row_problems(row, facts: dict, name: str, positions: Positions, at: tuple) -> list[Problem]:
+    """A cheat-table row's facts resolved, and its ``default`` fact one whose check asserts the flag's default."""
+    field = f"lessons[{at[1]}].flags[{at[3]}]"
+    found = []
+    for ref_index, ref in enumerate(row.facts):
+        if ref not in facts:
+            found.append(Problem(name, *positions[at + ("facts", ref_index)], f"{field}.facts[{ref_index}]",
+                                 f"no fact has the id '{ref}'"))
+    if row.default not in facts:
+        found.append(Problem(name, *positions[at + ("default",)], f"{field}.default",
+                             f"no fact has the id '{row.default}'"))
+    elif asserted_default(facts[row.default].check, row.flag) is None:
+        found.append(Problem(name, *positions[at + ("default",)], f"{field}.default",
+                             f"fact '{row.default}' does not assert the default of {row.flag}: cite one whose check "
+                             f"is 'default: {row.flag}', or asserts its value before anything changes torch"))
+    return found
 
 
 def _load_workshops(path: Path, problems: list[Problem], cache_dir, to_cache, loaded) -> tuple[Workshop, ...]:

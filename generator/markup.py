@@ -38,6 +38,13 @@ def split_explanation(text: str) -> tuple[str, str]:
     return text[:at], text[at:]
 
 
+def checked_part(text: str) -> str:
+    """What a one-line reason says of a text (an option's why): its fact part, or where the text is all
+    explanation, the explanation without its ``ℹ``."""
+    fact, explanation = split_explanation(text)
+    return fact.strip() or explanation.lstrip(EXPLAIN).strip()
+
+
 def segments(text: str) -> list[Segment]:
     """``text`` as plain and code segments, those of the explanation marked; nothing is added or lost."""
     fact, explanation = split_explanation(text)

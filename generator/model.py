@@ -253,6 +253,17 @@ class Table(Strict):
         return self
 
 
+class FlagRow(Strict):
+    """A row of a workshop handout's cheat table: a flag the lesson teaches, the fact whose check asserts its
+    default (the table prints the value that check asserts: ``defaults.asserted_default``), and when to
+    change it, resting on ``facts``."""
+
+    flag: str = Field(pattern=r"^torch\.backends(\.\w+)+$")
+    default: Id
+    change: LocalText
+    facts: list[Id] = Field(min_length=1)
+
+
 class Lesson(Strict):
     id: Id
     title: LocalText
@@ -267,6 +278,7 @@ class Lesson(Strict):
     minutes: int = Field(default=5, ge=1, le=60)
     takeaway: Optional[LocalText] = None
     facts: list[Id] = []
+    flags: list[FlagRow] = []  # the flags it teaches, for the handout's cheat table
     # a game: the table's first column holds situations, the others their answers; a workshop deck
     # shows the situations first and the answers a click later
     game: bool = False
@@ -279,6 +291,8 @@ class CardBase(Strict):
     facts: list[Id] = Field(min_length=1)
     extra: Optional[LocalText] = None
     source: Optional[Quote] = None
+    # the one diagram the card shows, named where the card is about it (its lessons carry it: lint checks)
+    diagram: Optional[str] = None
 
 
 class BasicCard(CardBase):
@@ -469,6 +483,7 @@ class Course:
         have = {f.id for f in own}
         cited = {fact_id for m in self.modules for items in (m.lessons, m.cards, m.questions)
                  for item in items for fact_id in item.facts}
+        cited |= {fact_id for lesson in self.lessons for row in lesson.flags for fact_id in (row.default, *row.facts)}
         return own + [f for m in self.whole for f in m.facts if f.id in cited and f.id not in have]
 
     @property

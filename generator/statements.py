@@ -55,6 +55,17 @@ def texts(course) -> Iterator[LearnerText]:
                 yield LearnerText("lessons", lesson, "takeaway", lesson.takeaway.en, ("slides",))
             if lesson.analogy:
                 yield LearnerText("lessons", lesson, "analogy", lesson.analogy.en, ("slides",), explanation_only=True)
+            for index, row in enumerate(lesson.flags):  # a handout's cheat table, which counts no statements
+                yield LearnerText("lessons", FlagCited(lesson.id, (row.default, *row.facts)), f"flags[{index}].change",
+                                  row.change.en, ())
+
+
+@dataclass(frozen=True)
+class FlagCited:
+    """A cheat-table row as the statement checks read an item: its lesson's id and the facts the row cites."""
+
+    id: str
+    facts: tuple[str, ...]
 
 
 def _card_texts(card) -> Iterator[LearnerText]:

@@ -6,6 +6,7 @@ update cycle (answer cards, edit one, rebuild, re-import) that must keep reviews
 """
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import os
@@ -31,12 +32,12 @@ from generator.loader import load_course
 from generator.render import anki
 from generator.render.anki import lock as anki_lock
 from generator.render.anki import notes as anki_notes
-from generator.render.anki.html import breakable, cloze, code_block, inline, link
 from generator.render.anki.lock import read_manifest
 from generator.render.anki.models import NOTE_TYPES, models_snapshot, stable_id
 from generator.render.anki.notes import ROOT_DECK, build_notes, deck_name, note_guid
 from generator.render.anki.spread import NEW_PER_DAY
 from generator.render.base import RenderJob
+from generator.render.html import breakable, cloze, code_block, inline, link
 from generator.verify import verify
 from helpers import as_on_card, collapse_spaces, import_package, new_collection, visible_text
 
@@ -290,9 +291,9 @@ def test_update_from_unnumbered_decks_keeps_notes_and_reviews(small, tmp_path, m
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_diagrams_are_media_and_shown_once_per_module(shipped, course, lang):
-    """Light and night pictures in the deck's language; a diagram on the first card of a module that
-    rests on a lesson carrying it, and on no other card of that module."""
+def test_a_diagram_shows_only_on_the_card_that_names_it(shipped, course, lang):
+    """Light and night pictures in the deck's language; as Anki renders each card, no side shows more than
+    one diagram, a question none, and an answer the one its card names (``diagram:``), on no other card."""
     path, col = shipped[lang]["path"], shipped[lang]["col"]
     variants = [Variant(lang, night) for night in (False, True)]
     with zipfile.ZipFile(path) as archive:
@@ -302,18 +303,21 @@ def test_diagrams_are_media_and_shown_once_per_module(shipped, course, lang):
         assert all(f"-{lang}-" in name for name in media.values())
         for index, name in media.items():
             assert archive.read(index)[:8] == b"\x89PNG\r\n\x1a\n", name
-    notes = notes_by_guid(col)
-    for name in DIAGRAM_NAMES:
-        light, night = (card_diagram_filename(name, course, variant) for variant in variants)
-        for module in course.modules:
-            teaching = [card for card in module.cards if any(
-                name in lesson.diagrams and set(lesson.facts) & set(card.facts) for lesson in course.lessons)]
-            showing = [card for card in module.cards if light in notes[note_guid(lang, card.id)]["Diagram"]]
-            assert len(showing) == (1 if teaching else 0), (name, module.name, [c.id for c in showing])
-            for card in showing:
-                field = notes[note_guid(lang, card.id)]["Diagram"]
-                assert f'<img class="light" src="{light}"' in field and f'<img class="night" src="{night}"' in field
-                assert (Path(col.media.dir()) / night).read_bytes()[:4] == b"\x89PNG"
+    notes, named = notes_by_guid(col), {card.id: card.diagram for card in course.cards}
+    assert set(named.values()) >= set(DIAGRAM_NAMES)  # each diagram is on some card
+    for card_id, diagram in named.items():
+        for card in notes[note_guid(lang, card_id)].cards():
+            question, answer = (diagrams_shown(side) for side in (card.question(), card.answer()))
+            assert question == [], (card_id, question)
+            expected = [card_diagram_filename(diagram, course, variant) for variant in variants] if diagram else []
+            assert answer == expected, (card_id, answer)
+            for name in answer:
+                assert (Path(col.media.dir()) / name).read_bytes()[:4] == b"\x89PNG"
+
+
+def diagrams_shown(card_html: str) -> list[str]:
+    """The diagram pictures of a rendered card side, in order (a diagram is a light and a night picture)."""
+    return re.findall(r'<img class="(?:light|night)" src="([^"]+)"', card_html)
 
 
 def test_reimport_unchanged_changes_nothing(shipped):
@@ -413,6 +417,7 @@ SMALL = {
               - {text: "`deterministic`", correct: true, why: "determinism costs speed"}
               - {text: "`enabled`", why: "cuDNN is on by default"}
             facts: [t-benchmark, t-enabled]
+            diagram: cudnn-flags
           - id: t-code
             kind: code
             front: "What does this print?"
@@ -582,6 +587,20 @@ def test_verified_and_unverified_fields(small):
     assert f"verified::torch-{job.verification.torch.split('+')[0]}" in top.tags
 
 
+def test_chinese_lists_what_a_card_needs_with_the_enumeration_comma(small, tmp_path):
+    """Chinese lists with 、: a card whose fact needed both CUDA and MPS says so in the deck Anki imports."""
+    results = dict(small["verification"].results)
+    results["t-gpu"] = dataclasses.replace(results["t-gpu"], status="skip", needs=("cuda", "mps"))
+    verification = dataclasses.replace(small["verification"], results=results)
+    for lang, note in (("zh", "未在此环境验证（需要 CUDA、MPS）"), ("en", "not verified here (needs CUDA, MPS)")):
+        job = RenderJob(small["course"], verification, lang, tmp_path / lang)
+        (path,) = anki.render(job, anki.AnkiOptions(tmp_path / lang / "deck.lock"))
+        col = new_collection(tmp_path / lang / "col")
+        import_package(col, path)
+        assert note in visible_text(notes_by_guid(col)[note_guid(lang, "t-gpu-card")]["Verified"]), lang
+        col.close()
+
+
 def test_note_types_ids_and_css(small):
     """The small content uses every note type (Anki imports only the ones notes use)."""
     col = small["col"]
@@ -624,12 +643,13 @@ def test_broken_manifest_is_a_build_error(small, tmp_path):
         anki.render(small["job"], anki.AnkiOptions(lock))
 
 
-def test_diagram_only_where_a_lesson_shares_a_fact(small):
-    """t-mcq, t-escape and t-cloze rest on the fact of the lesson with the diagram: the first of them in
-    teaching order shows it; t-reverse rests on another lesson's fact."""
+def test_diagram_only_on_the_card_that_names_it(small):
+    """t-mcq names the lesson's diagram; t-escape and t-cloze rest on the same lesson's fact but name none, so
+    no module-wide default puts it on them."""
     notes = notes_by_guid(small["col"])
     file_name = card_diagram_filename("cudnn-flags", small["course"], Variant("en", False))
-    assert file_name in notes[note_guid("en", "t-mcq")]["Diagram"]
+    (card,) = notes[note_guid("en", "t-mcq")].cards()
+    assert diagrams_shown(card.answer()).count(file_name) == 1 and diagrams_shown(card.question()) == []
     assert [card_id for card_id in ("t-escape", "t-cloze", "t-reverse")
             if notes[note_guid("en", card_id)]["Diagram"]] == []
 

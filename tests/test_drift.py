@@ -14,6 +14,7 @@ from pptx import Presentation
 
 from generator.render.anki.lock import read_manifest
 from generator.render.anki.notes import note_guid
+from generator.render.anki.retired import why
 from helpers import CONTENT, import_package, new_collection, torchdeck
 
 FALSE_FACT = "cudnn-benchmark-default"
@@ -53,8 +54,10 @@ def test_a_false_fact_is_named_and_the_build_goes_on(drifted):
 
 
 def test_the_deck_teaches_exactly_the_notes_not_resting_on_it(drifted, course, tmp_path):
-    """The notes resting on the false fact are published (they were before) only as retired notes."""
+    """The notes resting on the false fact are published (they were before) only as retired notes, next to the
+    notes of cards the course no longer teaches (retired as removed)."""
     assert drifted["resting"], "the chosen fact must have cards resting on it"
+    removed = set(read_manifest(CONTENT / "deck.lock").notes_of("en")) - {c.id for c in course.cards}
     col = new_collection(tmp_path / "col")
     try:
         import_package(col, drifted["root"] / "build" / "torch-backends.en.apkg")
@@ -64,9 +67,11 @@ def test_the_deck_teaches_exactly_the_notes_not_resting_on_it(drifted, course, t
     finally:
         col.close()
     assert live == {note_guid("en", c.id) for c in course.cards if c.id not in drifted["resting"]}
-    assert set(retired) == {note_guid("en", card_id) for card_id in drifted["resting"]}
-    for note in retired.values():
-        assert f"fact {FALSE_FACT} does not hold on torch" in note.fields[0]
+    assert set(retired) == {note_guid("en", card_id) for card_id in drifted["resting"] | removed}
+    for card_id in drifted["resting"]:
+        assert f"fact {FALSE_FACT} does not hold on torch" in retired[note_guid("en", card_id)].fields[0]
+    for card_id in removed:
+        assert "this card was removed from the course" in retired[note_guid("en", card_id)].fields[0]
 
 
 def test_left_out_notes_are_retired_in_the_lock(drifted, course):
@@ -242,3 +247,9 @@ def test_retired_notes_update_in_place_and_come_back(tmp_path):
             assert col.db.scalar("select count() from revlog where cid = ?", card.id) == reviews[card.id]
     finally:
         col.close()
+
+
+def test_a_retired_card_lists_its_failed_facts_as_its_language_lists():
+    """Chinese lists with 、: the reason a retired card gives names every fact that no longer holds."""
+    assert why("zh", ("f-one", "f-two"), "2.15.0") == "事实 f-one、f-two 在 torch 2.15.0 上不成立"
+    assert why("en", ("f-one", "f-two"), "2.15.0") == "fact f-one, f-two does not hold on torch 2.15.0"

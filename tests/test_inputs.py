@@ -117,7 +117,7 @@ def test_a_lock_value_that_is_no_time_is_located_before_anything_is_written(cont
         assert written(tmp_path / "build") == [] and lock.read_bytes() == before
 
 
-@pytest.mark.parametrize("command", [("build",), ("quiz",), ("handout", "--workshop", "short")])
+@pytest.mark.parametrize("command", [("build",), ("quiz",), ("site",), ("handout", "--workshop", "short")])
 def test_a_bad_source_date_epoch_is_found_before_anything_is_written(content, tmp_path, command):
     (content / "workshops.yaml").write_text(WORKSHOPS.replace("WORKSHOP_TITLE", "Short"), encoding="utf-8")
     for epoch in ("yesterday", "1e9", "99999999999999999"):

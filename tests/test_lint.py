@@ -25,9 +25,10 @@ def single(index: int, correct_longest: bool) -> dict:
             "options": options, "facts": ["f"]}
 
 
-def lint_of(tmp_path, questions: list[dict] = (), cards: list[dict] = (), facts: list[dict] = (FACT,)):
+def lint_of(tmp_path, questions: list[dict] = (), cards: list[dict] = (), facts: list[dict] = (FACT,),
+            lessons: list[dict] = ()):
     module = {"module": "torch.backends.t", "title": {"en": "T", "zh": "T"}, "summary": {"en": "S", "zh": "S"},
-              "facts": list(facts), "cards": list(cards), "questions": list(questions)}
+              "facts": list(facts), "cards": list(cards), "questions": list(questions), "lessons": list(lessons)}
     module = json.loads(json.dumps(module))  # shared dicts would be written as YAML aliases, which content refuses
     (tmp_path / "t.yaml").write_text(yaml.safe_dump(module, allow_unicode=True, sort_keys=False), encoding="utf-8")
     return CliRunner().invoke(main, ["lint", "--content", str(tmp_path)])
@@ -126,6 +127,84 @@ def test_two_cards_that_ask_the_same_thing_are_a_finding(tmp_path):
     assert "t-other" not in result.output and result.output.count("asks what") == 2
 
 
+def test_a_prompt_that_asks_two_questions_is_a_finding(tmp_path):
+    two = card("t-two", front={"en": "What does `set_flags()` return, and how do you undo it?",
+                               "zh": "`set_flags()` 返回什么？如何撤销？"})
+    one = card("t-one", front={"en": "Myth check: 'on CPU? set cudnn.enabled = False.' On a CPU-only build, does it "
+                                     "change anything?", "zh": "误区检查：“在 CPU 上？设为 False。”有任何作用吗？"})
+    finds(tmp_path, two, one, "front: asks two questions in one")
+
+
+def test_an_answer_that_states_three_things_is_a_finding(tmp_path):
+    three = card("t-three", back={"en": "No. It only constrains cuDNN; other ops are separate. Use the global switch.",
+                                  "zh": "不。它只约束 cuDNN。"})
+    two = card("t-two", back={"en": "No. Before: it constrains cuDNN only (every algorithm). After: every op. ℹ Use the "
+                                    "global switch. It covers every op.", "zh": "不。之前：只约束 cuDNN。之后：所有算子。"})
+    finds(tmp_path, three, two, "back: the answer states 3 things (at most 2 before ℹ)")
+
+
+def test_a_select_all_over_five_options_is_a_finding(tmp_path):
+    def mcq(card_id: str, correct: list[bool]) -> dict:
+        options = [{"text": {"en": f"option {i}", "zh": f"选项 {i}"}, "correct": right, "why": {"en": "w", "zh": "w"}}
+                   for i, right in enumerate(correct)]
+        return {"id": card_id, "kind": "mcq", "question": {"en": f"Which of {card_id}?", "zh": "哪些？"},
+                "options": options, "facts": ["f"]}
+    wide = mcq("t-wide", [True, True, False, False, False])
+    single_of_five = mcq("t-single", [True, False, False, False, False])
+    four = mcq("t-four", [True, True, False, False])
+    result = lint_of(tmp_path, cards=[wide, single_of_five, four])
+    assert result.exit_code == 1
+    assert f"t.yaml:{line_of(tmp_path, 'id: t-wide')}: t-wide.options: a select-all over 5 options (at most 4)" \
+        in result.output
+    assert "t-single" not in result.output and "t-four" not in result.output
+
+
+def test_a_cloze_that_shows_or_computes_its_deletion_is_a_finding(tmp_path):
+    shown = card("t-shown", "cloze", text={"en": "2:4 sparsity keeps at most {{c1::2}} non-zeros in every 4 values.",
+                                           "zh": "每 4 个值中最多保留 {{c1::2}} 个非零。"})
+    summed = card("t-summed", "cloze", text={"en": "There are {{c1::17}} submodules: 15 load with torch, 2 do not.",
+                                             "zh": "共有 {{c1::17}} 个子模块。"})
+    hidden = card("t-hidden", "cloze", text={"en": "There are {{c1::17}} submodules in torch 2.13 to 2.15; 15 load.",
+                                             "zh": "torch 2.13 到 2.15 有 {{c1::17}} 个子模块。"})
+    words = card("t-words", "cloze", text={"en": "With torch: {{c1::pip install torch[opt-einsum]}}. ℹ Alone: pip install "
+                                                 "opt-einsum.", "zh": "随 torch 安装：{{c1::pip install torch[opt-einsum]}}。"})
+    result = lint_of(tmp_path, cards=[shown, summed, hidden, words])
+    assert result.exit_code == 1
+    assert "t-words.text: the en cloze gives away 'pip install torch[opt-einsum]'" in result.output
+    assert "t-words.text: the zh" not in result.output
+    assert f"t.yaml:{line_of(tmp_path, 'id: t-shown')}: t-shown.text: the en cloze gives away '2'" in result.output
+    assert f"t.yaml:{line_of(tmp_path, 'id: t-summed')}: t-summed.text: the en cloze gives away '17'" in result.output
+    assert "t-summed.text: the zh" not in result.output and "t-hidden" not in result.output
+
+
+def test_a_reversed_card_whose_prompt_names_its_answer_is_a_finding(tmp_path):
+    named = card("t-named", "reverse", front={"en": "`torch.backends.nnpack.is_available()`", "zh": "`x`"},
+                 back={"en": "whether this build includes NNPACK", "zh": "这个构建是否包含 NNPACK"})
+    fair = card("t-fair", "reverse", front={"en": "`torch.backends.mkldnn.is_acl_available()`", "zh": "`x`"},
+                back={"en": "bool: was oneDNN built together with Arm's compute library?", "zh": "oneDNN 是否与 Arm 的计算库一起构建？"})
+    finds(tmp_path, named, fair, "back: the prompt says 'nnpack', part of the name it asks for")
+
+
+def test_a_diagram_goes_only_on_a_card_its_lessons_draw_it_for(tmp_path):
+    words = {"en": "w", "zh": "字"}
+    lesson = {"id": "t-lesson", "title": words, "notes": words, "ask": words, "diagrams": ["cudnn-flags"],
+              "facts": ["f"]}
+    about = card("t-about", diagram="cudnn-flags")
+    elsewhere = card("t-elsewhere", diagram="sdpa-backends")
+    result = lint_of(tmp_path, cards=[about, elsewhere], lessons=[lesson])
+    assert result.exit_code == 1
+    assert (f"t.yaml:{line_of(tmp_path, 'id: t-elsewhere')}: t-elsewhere.diagram: no lesson teaching the card's "
+            "facts carries 'sdpa-backends'") in result.output
+    assert "t-about" not in result.output
+
+
+def test_an_unknown_diagram_on_a_card_is_an_input_error(tmp_path):
+    result = lint_of(tmp_path, cards=[card("t-odd", diagram="no-such-diagram")])
+    assert result.exit_code == 2
+    assert f"t.yaml:{line_of(tmp_path, 'diagram: no-such-diagram')}" in result.output
+    assert "unknown diagram 'no-such-diagram'" in result.output
+
+
 # The Chinese glossary
 
 
@@ -171,3 +250,27 @@ def test_authoring_notes_are_findings_and_torchs_own_seed_is_not(tmp_path):
     assert "s-0.options[1].why: 'seed chat' is an authoring note" in result.output.replace("\n", " ")
     assert "tf-2.options[0].why: '种子对话' is an authoring note" in result.output.replace("\n", " ")
     assert "s-1" not in result.output
+
+
+# Chinese punctuation
+
+
+def test_ascii_punctuation_beside_chinese_is_a_finding_on_its_line(tmp_path):
+    comma = card("t-comma", back={"en": "CUDA builds, ROCm builds.", "zh": "需要 CUDA 构建版, ROCm 构建版。"})
+    paren = card("t-paren", front={"en": "What does it do (by default)?", "zh": "它做什么 (默认情况下)？"})
+    result = lint_of(tmp_path, cards=[comma, paren])
+    assert result.exit_code == 1
+    assert (f"t.yaml:{line_of(tmp_path, '构建版, ROCm')}: t-comma.back: '版,' in Chinese text: ASCII ',' beside "
+            "Chinese, write '，' (or '、' between listed items)") in result.output.replace("\n", " ")
+    assert f"t.yaml:{line_of(tmp_path, '它做什么 (')}: t-paren.front: '么 (' in Chinese text" in result.output
+    assert "t-paren.front: '下)' in Chinese text: ASCII ')' beside Chinese, write '）'" in result.output
+    assert result.output.count("ASCII") == 3  # one finding a mark
+
+
+def test_code_values_and_latin_lists_keep_their_ascii_punctuation(tmp_path):
+    code = card("t-code", back={"en": "Code.", "zh": "写 `flags(enabled=False, deterministic=True)`，然后 `x: int`。"})
+    call = card("t-call", back={"en": "Calls.", "zh": "调用 is_available() 之后，赋元组 (False, True) 会关掉它。"})
+    latin = card("t-latin", back={"en": "Latin.", "zh": "支持 CUDA, ROCm 和 MPS。"})
+    cloze = card("t-cloze", "cloze", text={"en": "It stays {{c1::frozen}}.", "zh": "它在{{c1::整个进程}}内保持冻结。"})
+    result = lint_of(tmp_path, cards=[code, call, latin, cloze])
+    assert result.exit_code == 0, result.output

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from generator.markup import Segment, cloze_answers, cloze_blanks, segments
-from generator.render.anki.html import inline as anki_inline
+from generator.render.html import inline as anki_inline
 from generator.render.quiz.moodle import inline_html
 from generator.render.slides.text import inline as slide_inline
 from generator.render.typesetting import rich

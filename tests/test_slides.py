@@ -28,7 +28,7 @@ from generator.render import slides
 from generator.render.base import RenderJob
 from generator.render.order import shown
 from generator.render.slides import fit
-from generator.render.slides.plan import REVIEW_EVERY
+from generator.render.teaching import REVIEW_EVERY
 from generator.verify import verify
 from generator.wording import WORDS
 from helpers import (

@@ -17,7 +17,7 @@ from pygments.lexers import get_lexer_by_name
 from generator import highlight, parallel
 from generator.errors import BuildError
 from generator.model import Course, Module
-from generator.render.anki import html as anki_html
+from generator.render import html as html_output
 from generator.render.anki import notes as anki_notes
 from generator.render.base import RenderJob
 from generator.verify import FactResult, Verification
@@ -142,7 +142,7 @@ def test_colouring_ahead_gives_the_same_notes(monkeypatch, tmp_path, two_cores):
         started.append((ahead, ahead.pending.pid if ahead else None))  # the child's pid as it started
         return ahead
 
-    anki_html._CODE_BLOCKS.clear()
+    html_output._CODE_BLOCKS.clear()
     monkeypatch.setattr(anki_notes, "highlight_ahead", counting_ahead)
     ahead_notes = anki_notes.build_notes(job)
     (ahead, forked), = started
@@ -150,7 +150,7 @@ def test_colouring_ahead_gives_the_same_notes(monkeypatch, tmp_path, two_cores):
     assert ahead.pending.pid is None  # ... whose result was read and which was collected
     with pytest.raises(ChildProcessError):
         os.waitpid(forked, os.WNOHANG)
-    anki_html._CODE_BLOCKS.clear()
+    html_output._CODE_BLOCKS.clear()
     monkeypatch.setattr(anki_notes, "highlight_ahead", lambda pieces: None)
     assert anki_notes.build_notes(job) == ahead_notes
     assert [note.due for note in ahead_notes] == list(range(1, 451))

@@ -10,7 +10,7 @@ from types import ModuleType
 # name -> (the options type the subpackage exposes, whether `torchdeck build` renders it with its defaults);
 # `torchdeck build` renders them in this order. A handout needs a workshop: it is built on its own.
 OUTPUTS = {"anki": ("AnkiOptions", True), "slides": ("SlidesOptions", True), "quiz": ("QuizOptions", True),
-           "handout": ("HandoutOptions", False)}
+           "site": ("SiteOptions", True), "handout": ("HandoutOptions", False)}
 
 
 def output(name: str) -> ModuleType:

@@ -69,11 +69,11 @@ class RenderJob:
         needs = self.verification.unverified_needs(fact_ids)
         if not needs:
             return ""
-        phrases = words(self.lang)["needs"]
+        phrases, (comma, _) = words(self.lang)["needs"], words(self.lang)["separators"]
         missing = [self.capability_name(n) for n in needs if not n.startswith("without:")]
         about = [self.capability_name(n) for n in needs if n.startswith("without:")]
-        reasons = ([phrases[2].format(", ".join(missing))] if missing else []) + \
-                  ([phrases[3].format(", ".join(about))] if about else [])
+        reasons = ([phrases[2].format(comma.join(missing))] if missing else []) + \
+                  ([phrases[3].format(comma.join(about))] if about else [])
         return phrases[0].format(phrases[4].join(reasons))
 
     def item_mark(self, fact_ids) -> str:
@@ -109,7 +109,7 @@ class RenderJob:
 
         'verified on torch 2.13.0+cpu (here), 2.15.0+cu132, 2.11.0+cu130 on NVIDIA H100'.
         """
-        lead, here_mark, comma = words(self.lang)["where"]
+        (lead, here_mark), (comma, _) = words(self.lang)["where"], words(self.lang)["separators"]
         fact_ids = tuple(fact_ids)
         results = [self.verification.results.get(f) for f in fact_ids]
         places = []
@@ -128,6 +128,16 @@ class RenderJob:
     def verified_on(self) -> str:
         """'verified against torch 2.13.0+cpu on 2026-11-23': what a room may see (the slides' footer)."""
         return words(self.lang)["needs"][1].format(self.verification.torch, self.verification.date)
+
+    def verified_as_of_edition(self) -> str:
+        """'verified against torch 2.13.0+cpu on <the edition's date>' (``dates.edition_date``: never the day the
+        checks ran, so any day gives the same bytes), or 'verified against torch 2.13.0+cpu' where it has none."""
+        from .dates import edition_date
+
+        date = edition_date(self.verification)
+        phrases = words(self.lang)
+        torch = self.verification.torch
+        return phrases["needs"][1].format(torch, date.isoformat()) if date else phrases["verified_torch"].format(torch)
 
     def verified_line(self) -> str:
         """'verified against torch 2.13.0+cpu on 2026-11-23 (300 pass, 12 skip)', for a deck's description."""

@@ -37,6 +37,11 @@ def option_order(item_id: str, kind: str, options: Sequence, slot: Optional[int]
     return tuple(order)
 
 
+def letter(index: int) -> str:
+    """A, B, ..., Z: the letter of an option (or a quiz's version) in every output."""
+    return chr(ord("A") + index)
+
+
 def shown(item, course) -> list:
     """``item``'s options (an MCQ card's or a question's) in the order every output shows them."""
     kind = getattr(item, "kind", "")

@@ -47,4 +47,4 @@ def _union_words(specs: tuple[str, ...], lang: str) -> str:
             phrases.append(words["only"].format(low))
         else:
             phrases.append(words["between"].format(low, high))
-    return ", ".join(phrases)
+    return _words(lang)["separators"][0].join(phrases)

@@ -17,10 +17,9 @@ from markupsafe import Markup
 from ...diagrams import Variant, card_diagram_filename
 from ...errors import BuildError
 from ...model import Course, Module
-from ...wording import words
 from ..base import RenderJob
+from ..html import cloze, code_block, highlight_ahead, inline, verified_fields
 from ..order import shown as shown_options
-from .html import cloze, code_block, highlight_ahead, inline, link
 from .models import NOTE_TYPES, TEMPLATE_DIR
 
 ROOT_DECK = "PyTorch torch.backends"
@@ -81,34 +80,16 @@ def build_notes(job: RenderJob) -> list[NoteSpec]:
                      for position, (module_index, module, card) in enumerate(_cards(job.course))),
                     key=lambda item: item[:2])
     numbered = [(due, module, card) for due, (_, _, module, card) in enumerate(placed, 1)]
-    shown = _first_showings(builder, numbered)
     ahead = highlight_ahead((job.code(card), card.language) for _, _, card in numbered if card.kind == "code")
     if ahead is None:
-        return [builder.note(module, card, due, shown[card.id]) for due, module, card in numbered]
+        return [builder.note(module, card, due) for due, module, card in numbered]
     try:
-        notes = [builder.note(module, card, due, shown[card.id])
-                 for due, module, card in numbered if card.kind != "code"]
+        notes = [builder.note(module, card, due) for due, module, card in numbered if card.kind != "code"]
         ahead.wait()
     finally:
         ahead.cancel()
-    notes += [builder.note(module, card, due, shown[card.id])
-              for due, module, card in numbered if card.kind == "code"]
+    notes += [builder.note(module, card, due) for due, module, card in numbered if card.kind == "code"]
     return sorted(notes, key=lambda note: note.due)
-
-
-def _first_showings(builder: "_NoteBuilder", numbered) -> dict[str, tuple[str, ...]]:
-    """Which diagrams each card shows: a diagram its lessons teach, on the module's first such card only.
-
-    A lesson's diagram fits every card resting on its facts; shown on all of them, the module
-    map would fill dozens of answers. Once per module it is met where the module starts using it.
-    """
-    seen: set[tuple[str, str]] = set()
-    shown = {}
-    for _, module, card in numbered:
-        names = [name for name in builder.diagrams(tuple(card.facts)) if (module.module, name) not in seen]
-        seen.update((module.module, name) for name in names)
-        shown[card.id] = tuple(names)
-    return shown
 
 
 def _cards(course: Course):
@@ -129,10 +110,8 @@ class _NoteBuilder:
         self._verified = lru_cache(maxsize=None)(self._verified_field)
         self._scope = lru_cache(maxsize=None)(self._scope_badge)
         self._status_tags = lru_cache(maxsize=None)(self._status_tags_of)
-        self._fact_links = lru_cache(maxsize=None)(self._links_of)
         self._diagram_field = lru_cache(maxsize=None)(self._diagram_html)
         self._ranks = lru_cache(maxsize=None)(self._rank_of)
-        self.diagrams = lru_cache(maxsize=None)(self._diagrams_of)
         self._tags = lru_cache(maxsize=None)(self._tags_of)
         self._decks: dict[str, str] = {}
 
@@ -144,8 +123,10 @@ class _NoteBuilder:
         ranks = [self.lesson_rank[lesson.id] for fact in facts for lesson in self.lessons_of_fact.get(fact, ())]
         return min(ranks, default=self.module_end[module_index] - 0.5)
 
-    def note(self, module: Module, card, due: int, diagrams: tuple[str, ...]) -> NoteSpec:
+    def note(self, module: Module, card, due: int) -> NoteSpec:
+        """The note of ``card``; it shows the one diagram the card names (a card about the diagram), no other."""
         facts = tuple(card.facts)
+        diagrams = (card.diagram,) if card.diagram else ()
         own = card.source.source if card.source is not None else None
         common = (self.source(card), self._verified(facts, own), self.text(card.extra), self._diagram_field(diagrams))
         first, *rest = _KIND_FIELDS[card.kind](self, card)
@@ -171,30 +152,15 @@ class _NoteBuilder:
     def _status_tags_of(self, facts: tuple[str, ...]) -> list[str]:
         return self.job.unverified_tags(facts) or [self.version_tag]
 
-    def _diagrams_of(self, facts: tuple[str, ...]) -> tuple[str, ...]:
-        names = [name for fact in facts for lesson in self.lessons_of_fact.get(fact, ()) for name in lesson.diagrams]
-        return tuple(dict.fromkeys(names))
-
     def source(self, card) -> str:
         """The card's own quote (its address goes to the footer with the facts' sources)."""
         if card.source is None:
             return ""
         return _render_field("field.source.html", quote=self.text(card.source.text))
 
-    def _links_of(self, facts: tuple[str, ...]) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(self.course.fact(f).source for f in facts if self.course.fact(f).source))
-
     def _verified_field(self, facts: tuple[str, ...], own_source: Optional[str]) -> str:
-        """The folded footer: the mark (or the warning where no run verified every fact), then where, what
-        could not be checked here, the claims, and the sources: the card's own, then its facts'."""
-        addresses = dict.fromkeys(((own_source,) if own_source else ()) + self._fact_links(facts))
-        claims = [self.text(self.course.fact(f).claim) for f in facts]
-        phrases = words(self.job.lang)
-        return _render_field("field.verified.html", note=self.job.unverified_note(facts),
-                             where=self.job.verified_where(facts), claims=claims,
-                             links=[link(address) for address in addresses],
-                             source=phrases["card_sources"][len(addresses) > 1],
-                             mark=phrases["verified_mark"], unverified_mark=phrases["unverified_mark"])
+        """The folded footer (``html.verified_fields``): the card's own source first, then its facts'."""
+        return _render_field("field.verified.html", **verified_fields(self.job, facts, own_source))
 
     def _scope_badge(self, facts: tuple[str, ...]) -> Markup:
         """'since torch 2.15' above the question of a card whose facts hold only for some releases or builds."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from markupsafe import Markup, escape
 
+from ...wording import words
 from ..base import RenderJob
 from .lock import Entry
 from .models import NOTE_TYPES
@@ -36,7 +37,7 @@ def why(lang: str, failed_facts: tuple[str, ...], torch: str) -> str:
     phrases = _WORDS.get(lang, _WORDS["en"])
     if not failed_facts:
         return phrases["removed"]
-    return phrases["drift"].format(facts=", ".join(failed_facts), torch=torch)
+    return phrases["drift"].format(facts=words(lang)["separators"][0].join(failed_facts), torch=torch)
 
 
 def retirements(job: RenderJob, previous: dict[str, Entry], written: set[str]) -> dict[str, tuple[str, str]]:

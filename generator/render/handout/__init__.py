@@ -1,11 +1,17 @@
 """A workshop's take-aways: a handout PDF per language and the workshop's code as one script.
 
 The handout (``templates/handout.typ``, typeset by Typst as the quizzes are) holds the agenda with
-the clock times the slides print, each lesson's key points (explanations set apart), its takeaway
-and code, a one-page cheat sheet and the links the lessons cite. The script holds every code sample
-of the workshop in the order the slides show them, one ``# %%`` cell each, so that a presenter runs
-them live (run as a whole, each cell runs in a fresh Python): a sample shown to raise catches and prints its error, one that needs a CUDA GPU runs
-only where there is one, an excerpt of a larger program is kept as comments.
+the clock times the slides print, each lesson's key points (explanations set apart), its takeaway,
+code and the diagrams it is the first to need (``cheat``: drawn in the handout's language, printed
+no smaller than ``MIN_LABEL_PT``), the questions the slides ask as a self-test with the answers on a
+later page (``selftest``), a cheat table of the flags the lessons teach (flag, the default a check
+that passed here asserts, when to change it) and the links the lessons cite. Verification shows as
+one mark (``cheat.MARK``) and one note under the title, never as lines under the headings.
+
+The script holds every code sample of the workshop in the order the slides show them, one ``# %%``
+cell each, so that a presenter runs them live (run as a whole, each cell runs in a fresh Python): a
+sample shown to raise catches and prints its error, one that needs a CUDA GPU runs only where there
+is one, an excerpt of a larger program is kept as comments.
 """
 from __future__ import annotations
 
@@ -33,6 +39,8 @@ from ..typesetting import (
     rich,
     typeset,
 )
+from .cheat import MARK, cheat_rows, diagrams_of, marked_note
+from .selftest import answers, questions_asked
 
 TEMPLATE = resources.templates() / "handout.typ"
 
@@ -60,26 +68,29 @@ def handout_data(job: RenderJob, options: HandoutOptions) -> dict:
     starts = {s.ref: s.start for s in segments if s.kind == "lesson"}
     end = segments[-1].end
     lessons = lessons_of(workshop, course)
-    module_of = {lesson.id: m.name for m in course.modules for lesson in m.lessons}
     title = job.t(workshop.title)
     when = phrases["title_line"].format(start=clock(options.start, 0), end=clock(options.start, end), minutes=end,
                                         lessons=len(lessons), questions=sum(s.kind == "question" for s in segments))
     date = edition_date(job.verification)  # as a quiz's: never the day the checks ran, so any day gives the same bytes
+    asked = questions_asked(workshop, course)
+    rows = cheat_rows(job, lessons)
     data = {
         "lang": job.lang, "date": [date.year, date.month, date.day] if date else None, "title": title, "when": when,
-        "summary": job.t(workshop.summary), "words": phrases["handout"],
-        "footer": (all_words(job.lang)["needs"][1].format(job.verification.torch, date.isoformat()) if date
-                   else all_words(job.lang)["verified_torch"].format(job.verification.torch)),
+        "summary": job.t(workshop.summary), "words": phrases["handout"], "mark": MARK,
+        "note": marked_note(job, [*lessons, *asked], rows),
+        "footer": job.verified_as_of_edition(),
         "agenda": [list(row) for row in agenda_lines(segments, course, job.lang, options.start)],
         "lessons": [{"title": job.t(lesson.title), "clock": clock(options.start, starts[lesson.id]),
-                     "scope": job.item_mark(lesson.facts),
+                     "scope": job.scope(lesson.facts), "marked": bool(job.unverified_note(lesson.facts)),
                      "points": [rich(job.t(point)) for point in lesson.points],
                      "takeaway": rich(job.t(lesson.takeaway)) if lesson.takeaway else [],
                      "code": [{"caption": rich(job.t(example.caption)) if example.caption else [],
-                               "lines": code_lines(job.code(example), example.language)} for example in lesson.code]}
-                    for lesson in lessons],
-        "cheat": [[module_of[lesson.id], job.t(lesson.title), rich(job.t(lesson.takeaway) or "—")]
-                  for lesson in lessons],
+                               "lines": code_lines(job.code(example), example.language)} for example in lesson.code],
+                     "diagrams": diagrams}
+                    for lesson, diagrams in zip(lessons, diagrams_of(job, lessons))],
+        "questions": [question for question, _ in answers(job, asked)],
+        "answers": [answer for _, answer in answers(job, asked)],
+        "cheat": [row.data for row in rows],
         "links": links(job, lessons, phrases["handout"]["docs"]),
     }
     fonts = [LATIN_FONT, CJK_FONT] if job.lang == "zh" else [LATIN_FONT]
@@ -118,7 +129,8 @@ def _strings(value) -> list[str]:
 def _printed(data: dict) -> list[str]:
     """The texts of the handout an emoji may be in (a lesson title's 🎮)."""
     return [data["title"], *(lesson["title"] for lesson in data["lessons"]),
-            *(part["t"] for lesson in data["lessons"] for point in lesson["points"] for part in point)]
+            *(part["t"] for lesson in data["lessons"] for point in lesson["points"] for part in point),
+            *(part["t"] for question in data["questions"] for part in question["stem"])]
 
 
 # ------------------------------------------------------------------ the script

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from string import ascii_uppercase
 from typing import Optional, Sequence
 
 from ...errors import BuildError
 from ...model import Module, Option, Question
+from ..order import letter
 from ..order import option_order as option_order_of
 
 
@@ -21,10 +21,6 @@ class SelectionError(BuildError):
     """The quiz cannot be made as asked: the filters leave no questions, fewer than asked for, or fewer
     that can share a sheet; or its name cannot name files. The command line exits 2 with it."""
 
-
-def letter(index: int) -> str:
-    """A, B, ..., Z for options and versions."""
-    return ascii_uppercase[index]
 
 
 @dataclass(frozen=True)

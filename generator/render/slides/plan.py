@@ -24,17 +24,17 @@ from urllib.parse import urlsplit
 from PIL import Image
 
 from ...diagrams import DIAGRAM_NAMES, diagram_alt, diagram_png
-from ...markup import cloze_answers, cloze_blanks, split_explanation
+from ...markup import checked_part, cloze_answers, cloze_blanks, split_explanation
 from ...model import Card, Lesson, Module, Question
 from ...wording import words as all_words
 from ...workshops import REFERENCE
 from ..base import RenderJob
-from ..order import shown
+from ..order import letter, shown
+from ..teaching import REVIEW_EVERY, questions_by_lesson
 from .flow import Block, CodeBlock, PictureBlock, TableBlock, TextBlock
 from .text import Para, Span, code_lines, inline
 from .words import MINUTES, lessons_and_minutes, words
 
-REVIEW_EVERY = 3
 FLASHCARDS_PER_MODULE = 3
 BACKENDS_MAP = "backends-map"
 REASON_INDENT = 36.0  # pt: an option's reason sits under the option's text, past its "✔ A." (20 pt)
@@ -117,10 +117,6 @@ class SlideSpec:
     mark: str = ""
 
 
-def letter(index: int) -> str:
-    return chr(ord("A") + index)
-
-
 class SlidePlan:
     """Builds the slide specs of one deck from a verified course."""
 
@@ -132,6 +128,7 @@ class SlidePlan:
     def __init__(self, job: RenderJob, *, whole_course: bool = True):
         self.job = job
         self.words = words(job.lang)
+        self.comma, self.semicolon = all_words(job.lang)["separators"]  # between listed letters, between titles
         self.whole_course = whole_course
 
     def t(self, text) -> str:
@@ -144,7 +141,7 @@ class SlidePlan:
         pending: list[Lesson] = []
         for module in course.modules:
             body.append(self.section(module))
-            placed = self._questions_by_lesson(module)
+            placed = questions_by_lesson(module)
             for lesson in module.lessons:
                 body.append(self.lesson(lesson))
                 body += [self.diagram(name, lesson) for name in lesson.diagrams]
@@ -168,16 +165,6 @@ class SlidePlan:
         modules = self.job.course.modules
         first = [name for lesson in modules[0].lessons for name in lesson.diagrams] if modules else []
         return BACKENDS_MAP in DIAGRAM_NAMES and BACKENDS_MAP not in first
-
-    def _questions_by_lesson(self, module: Module) -> dict[Optional[str], list[Question]]:
-        placed: dict[Optional[str], list[Question]] = {}
-        for question in module.questions:
-            target = None
-            for lesson in module.lessons:
-                if set(lesson.facts) & set(question.facts):
-                    target = lesson.id
-            placed.setdefault(target, []).append(question)
-        return placed
 
     def _notes(self, kind: str, minutes: Optional[int] = None, **fields) -> Notes:
         say, ask = self.words["notes"][kind]
@@ -300,7 +287,7 @@ class SlidePlan:
         """The right letters, then every option with a one-line reason under it (its why, shortened by the
         flow at a sentence, clause or word where it would not fit); the whole why of each is in the notes."""
         options = shown(question, self.job.course)
-        letters = ", ".join(letter(i) for i, o in enumerate(options) if o.correct)
+        letters = self.comma.join(letter(i) for i, o in enumerate(options) if o.correct)
         phrases = all_words(self.job.lang)["workshop"]
         paras, whys = [], []
         for index, option in enumerate(options):
@@ -328,8 +315,7 @@ class SlidePlan:
     def reason(self, option) -> str:
         """What an answer slide says of an option: its why's checked part, or where the why is all
         explanation, the explanation (without its ℹ)."""
-        fact, explanation = split_explanation(self.t(option.why))
-        return fact.strip() or explanation.lstrip("ℹ").strip()
+        return checked_part(self.t(option.why))
 
     # ------------------------------------------------------------ recaps
     def recap(self, lesson: Lesson) -> str:

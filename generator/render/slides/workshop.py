@@ -10,19 +10,26 @@ the next, the why of every option in the notes. Nothing is set under 20 pt but c
 from __future__ import annotations
 
 import dataclasses
+import unicodedata
 
 from ...markup import segments, split_explanation
 from ...model import Lesson, Question, Workshop
 from ...wording import words as all_words
 from ...workshops import REFERENCE, Slot, agenda_lines, clock, file_stem, lessons_of, schedule, stretch_of
-from ..order import shown
+from ..order import letter, shown
 from .flow import Block, CodeBlock, TableBlock, TextBlock
-from .plan import Notes, SlidePlan, SlideSpec, for_the_room, letter, link_text
+from .plan import Notes, SlidePlan, SlideSpec, for_the_room, link_text
 from .text import Para, Span, code_lines, inline
 
 BODY_PT = 20.0
 POINT_PT = 20.0
 HIDDEN = "?"
+HEADLINE_COLUMNS = 90  # a takeaway longer than this (CJK characters count twice) is no headline
+
+
+def display_width(text: str) -> int:
+    """Columns ``text`` takes: a CJK or full-width character counts as two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 def plain(text: str) -> str:
@@ -171,6 +178,8 @@ class WorkshopPlan(SlidePlan):
         fallback = self._notes("lesson", lesson.minutes, takeaway=takeaway, title=title)
         notes = Notes(self.t(lesson.notes) or fallback.say, self.t(lesson.ask) or fallback.ask, lesson.minutes,
                       self.job.verified_where(lesson.facts), more=tuple(explained))
+        if lesson.game:  # a game's points come after its answers: they say why each holds
+            title = self.ww["reasons_title"].format(title=title)
         return SlideSpec("Lesson", f"lesson:{lesson.id}", title, self._text(paras), notes,
                          self.job.item_mark(lesson.facts))
 
@@ -181,10 +190,11 @@ class WorkshopPlan(SlidePlan):
         if caption:
             blocks.append(TextBlock((Para(inline(caption, italic=True), BODY_PT),), "caption", keep_with_next=True))
         blocks.append(CodeBlock(tuple(code_lines(self.job.code(example), example.language)), 20.0))
-        notes = self._wnotes("code", script=f"{file_stem(self.workshop)}.py", cell=self.cells[lesson.id] + index,
+        notes = self._wnotes("code_raises" if example.runs == "raises" else "code",
+                             script=f"{file_stem(self.workshop)}.py", cell=self.cells[lesson.id] + index,
                              caption=caption or self.t(lesson.takeaway) or self.t(lesson.title))
-        return SlideSpec("Lesson", f"code:{lesson.id}:{index + 1}", self.t(lesson.title), tuple(blocks),
-                         Notes(notes.say, self.t(lesson.ask) or notes.ask, 0, self.job.verified_where(lesson.facts)),
+        return SlideSpec("Lesson", f"code:{lesson.id}:{index + 1}", caption or self.t(lesson.title), tuple(blocks),
+                         Notes(notes.say, notes.ask, 0, self.job.verified_where(lesson.facts)),
                          self.job.item_mark(lesson.facts))
 
     def table_slide(self, lesson: Lesson, hidden: bool = False) -> SlideSpec:
@@ -197,11 +207,21 @@ class WorkshopPlan(SlidePlan):
                            for n, cell in enumerate(row)) for row in rows)
         takeaway = self.t(lesson.takeaway) or self.t(lesson.title)
         kind = ("game" if hidden else "reveal") if lesson.game else "table"
-        notes = self._wnotes(kind, takeaway=takeaway)
+        notes = self._wnotes(kind, takeaway=takeaway, column=plain(self.t(columns[-1])),
+                             row=plain(self.t(rows[0][0])) if rows else "")
         name = f"table:{lesson.id}" + (":game" if hidden else "")
-        return SlideSpec("Lesson", name, self.t(lesson.title), (TableBlock(header, body),),
+        return SlideSpec("Lesson", name, self.table_headline(lesson, hidden), (TableBlock(header, body),),
                          Notes(notes.say, notes.ask, 0, self.job.verified_where(lesson.facts)),
                          self.job.item_mark(lesson.facts))
+
+    def table_headline(self, lesson: Lesson, hidden: bool) -> str:
+        """A table slide's own headline, not its lesson's title again: the takeaway's fact where it is short
+        enough for a title; a game's answers say so."""
+        title = self.t(lesson.title)
+        if lesson.game:
+            return title if hidden else self.ww["answers_title"].format(title=title)
+        fact = split_explanation(self.t(lesson.takeaway))[0].strip() if lesson.takeaway else ""
+        return fact if fact and display_width(fact) <= HEADLINE_COLUMNS else title
 
     def diagram(self, name: str, lesson: Lesson) -> SlideSpec:
         notes = self._wnotes("diagram", takeaway=self.t(lesson.takeaway) or self.t(lesson.title))
@@ -211,7 +231,7 @@ class WorkshopPlan(SlidePlan):
     # -------------------------------------------------------------- quiz
     def quiz(self, question: Question) -> SlideSpec:
         options = shown(question, self.job.course)
-        letters = ", ".join(letter(i) for i, o in enumerate(options) if o.correct)
+        letters = self.comma.join(letter(i) for i, o in enumerate(options) if o.correct)
         blocks: list[Block] = [TextBlock((Para(inline(self.t(question.stem), bold=True), 24),))]
         hint = self.job.multi_hint(question)
         if hint:
@@ -231,7 +251,8 @@ class WorkshopPlan(SlidePlan):
 
     # ------------------------------------------------------------ recaps
     def _review_notes(self, lessons: list[Lesson]) -> Notes:
-        recap = self.ww["review_of"].format(titles="; ".join(self.t(lesson.title) for lesson in lessons))
+        titles = self.semicolon.join(self.t(lesson.title) for lesson in lessons)
+        recap = self.ww["review_of"].format(titles=titles)
         return self._wnotes("review", recap=recap)
 
     def pause(self, segment: Slot) -> SlideSpec:

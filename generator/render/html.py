@@ -1,6 +1,6 @@
-"""Content text to the HTML that goes into Anki fields.
+"""Content text as HTML, for the Anki fields and the web course alike.
 
-Anki shows a field's HTML as is, so every text is escaped: ``<`` and ``&`` become
+Anki shows a field's HTML as is (and the site its pages), so every text is escaped: ``<`` and ``&`` become
 entities, and so does every brace, because ``{{`` and ``}}`` in a cloze field
 would otherwise be read as cloze syntax. In cloze text the deletions
 (``{{c1::answer}}``, ``{{c2::answer::hint}}``) are kept working while the text
@@ -10,14 +10,18 @@ around and inside them is escaped. Backticks mark code: `` `x` `` becomes
 from __future__ import annotations
 
 import re
-from typing import Iterable, NamedTuple, Optional
+from typing import TYPE_CHECKING, Hashable, Iterable, NamedTuple, Optional
 from urllib.parse import urlsplit
 
 from markupsafe import Markup
 
-from ... import colour
-from ...markup import CLOZE_OPEN, CODE_SPAN, segments
-from ...parallel import in_background
+from .. import colour
+from ..markup import CLOZE_OPEN, CODE_SPAN, segments
+from ..parallel import in_background
+from ..wording import words
+
+if TYPE_CHECKING:
+    from .base import RenderJob
 
 _ENTITIES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("{", "&#123;"), ("}", "&#125;"))  # & first
 _CODE_BLOCKS: dict[tuple[str, str], Markup] = {}  # (code, language) -> HTML, for the process
@@ -128,6 +132,21 @@ def inline(text: str) -> Markup:
     return Markup(joined.replace("\n", "<br>") if "\n" in joined else joined)
 
 
+def verified_fields(job: RenderJob, fact_ids, own_source: Optional[str] = None) -> dict:
+    """What the folded "verified" footer of an item resting on ``fact_ids`` shows (``field.verified.html``,
+    on a card and on the site alike): the mark, or the warning where no run verified every fact; where
+    they were verified, what could not be checked here, the claims, and the sources (``own_source``, an
+    item's own quote's, first) as short links."""
+    fact_ids = tuple(fact_ids)
+    facts = [job.course.fact(f) for f in fact_ids]
+    addresses = dict.fromkeys(((own_source,) if own_source else ()) + tuple(f.source for f in facts if f.source))
+    phrases = words(job.lang)
+    return {"note": job.unverified_note(fact_ids), "where": job.verified_where(fact_ids),
+            "claims": [inline(job.t(fact.claim)) for fact in facts], "links": [link(address) for address in addresses],
+            "source": phrases["card_sources"][len(addresses) > 1], "mark": phrases["verified_mark"],
+            "unverified_mark": phrases["unverified_mark"]}
+
+
 def cloze(text: str) -> Markup:
     """Cloze text with working deletions and everything else escaped; ValueError if one is left open."""
     return Markup(_decorate("".join(_cloze_pieces(text))))
@@ -228,7 +247,7 @@ def _highlighted(code: str, language: str) -> Markup:
     return Markup('<pre class="highlight"><code>' + "".join(rows) + "</code></pre>")
 
 
-def _code_line(runs: list[tuple[str, str]], end: str) -> str:
+def _code_line(runs: list[tuple[str, Hashable]], end: str) -> str:
     """A line's spans and its newline inside the line's box (a newline between the boxes would show as a blank line).
 
     Break places are found in the whole line, not token by token: Pygments makes each dot of
@@ -242,7 +261,7 @@ def _code_line(runs: list[tuple[str, str]], end: str) -> str:
     return f'<span class="{classes}">{spans}{end}</span>'
 
 
-def _split_at(runs: list[tuple[str, str]], offsets: list[int]) -> list[str]:
+def _split_at(runs: list[tuple[str, Hashable]], offsets: list[int]) -> list[str]:
     """Each run's text escaped, with a ``<wbr>`` at each of ``offsets`` (offsets in the whole line) inside it
     or at its end."""
     pieces, start, pending = [], 0, iter(offsets)

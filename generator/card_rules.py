@@ -1,0 +1,179 @@
+"""Cards by the minimum-information principle, beyond long lists and many deletions (``lint``): one
+question per prompt, an answer of at most two statements, a select-all of at most four options, and
+no card that gives its answer away (a cloze deletion shown or computable from its own text, a reversed
+card whose prompt names its answer).
+
+Each rule reads the fact part of a text (before ``ℹ``): an explanation may say more.
+"""
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from itertools import combinations
+from typing import Any, Iterator, Optional
+
+from .markup import CLOZE, CODE_SPAN, split_explanation
+
+MAX_STATEMENTS = 2  # an answer stating three or more things is three cards' worth to recall
+MAX_SELECT_ALL_OPTIONS = 4  # a select-all over five options is five true/false cards at once
+
+_QUESTION_MARK = re.compile(r"[?？]")
+# "What is X, and why ...": a second question word after a conjunction, in one sentence
+_WH = r"(?:what|which|why|how|when|where|who)"
+_SECOND_QUESTION = re.compile(rf"\b(?:{_WH}|does|do|did|is|are|can)\b[^?]*?(?:,\s*(?:and|or)?|\s(?:and|or))\s+{_WH}\b"
+                              r"[^?]*\?", re.IGNORECASE)
+_QUOTED = re.compile(r"(?<!\w)'[^']*'(?!\w)|“[^”]*”|\"[^\"]*\"")  # a quoted myth may ask its own
+_ASIDE = re.compile(r"\([^()]*\)|（[^（）]*）")
+_SENTENCE = re.compile(r"(.*?)([.!?;:](?:\s+|$)|[。！？；：]|$)")
+_ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs)\.", re.IGNORECASE)
+_LABEL_WORDS = 2
+# a sentence that only gives the verdict the next one explains: "No.", "False:", "Half wrong."
+_VERDICT = re.compile(r"^\W*(?:yes|no|true|false|wrong|right|correct|incorrect|half (?:wrong|right)|both|neither|"
+                      r"myth|不|不对|不行|不能|不会|错|错误|对|正确|是|否|可以|能|会|都是|半对|半错|错了一半|对了一半|没有)\W*$", re.IGNORECASE)
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w]|\.\d)")
+_WORD = re.compile(r"[A-Za-z0-9_]+|[\u4e00-\u9fff]")  # an ASCII word, or one Chinese character
+_NAME_PIECE = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+# pieces of a name that say nothing about which name it is
+_PLAIN_PIECES = frozenset("torch backends get set is has the and or of to in a an with for on by".split())
+_MIN_PIECE = 3
+_MAX_NAME_WORDS = 6  # a side this short that holds code is a name to recall, not a sentence
+
+
+def two_questions(text: Optional[str]) -> bool:
+    """Whether ``text`` asks two things: two question marks, or a second question word joined to the first."""
+    if not text:
+        return False
+    prose = _QUOTED.sub("x", CODE_SPAN.sub("x", _ASIDE.sub("", split_explanation(text)[0])))
+    return len(_QUESTION_MARK.findall(prose)) > 1 or bool(_SECOND_QUESTION.search(prose))
+
+
+def statements(text: Optional[str]) -> int:
+    """How many things the fact part of ``text`` states: its sentences and ``;``/``:`` clauses, asides and
+    bare verdicts ("No.") not counted."""
+    if not text:
+        return 0
+    prose = _ABBREVIATION.sub("", CODE_SPAN.sub("x", _ASIDE.sub("", split_explanation(text)[0])))
+    parts = [(match[1], match[2]) for match in _SENTENCE.finditer(prose)]
+    return sum(1 for part, end in parts if part.strip() and not _VERDICT.match(part) and not _label(part, end))
+
+
+def _label(part: str, end: str) -> bool:
+    """A short run before a colon names what follows ("2.13:", "Inside:", "`False True`:"); it states nothing."""
+    return end.strip() in (":", "：") and len(part.split()) <= _LABEL_WORDS and len(part.strip()) <= 16
+
+
+def select_all_too_wide(card: Any) -> bool:
+    return sum(o.correct for o in card.options) > 1 and len(card.options) > MAX_SELECT_ALL_OPTIONS
+
+
+def cloze_give_aways(text: Optional[str]) -> list[str]:
+    """The deletions of a cloze text that the rest of it shows: written out elsewhere in it (another
+    deletion's answer included, as Anki shows them), every word of it there, or a number the sum,
+    difference, product or quotient of its other numbers (or the sum of all of them) gives."""
+    if not text:
+        return []
+    found = []
+    for number, answer in _deletions(text):
+        context = CODE_SPAN.sub(r"\1", CLOZE.sub(lambda m: " ___ " if m[1] == number else m[2], text))
+        hidden = CODE_SPAN.sub(r"\1", answer).strip().strip("'\"")
+        if _shown(hidden, context) or _words_shown(hidden, context) or _computed(hidden, context):
+            found.append(answer)
+    return found
+
+
+def _deletions(text: str) -> Iterator[tuple[str, str]]:
+    seen = set()
+    for match in CLOZE.finditer(text):
+        if (match[1], match[2]) not in seen:
+            seen.add((match[1], match[2]))
+            yield match[1], match[2]
+
+
+def _shown(hidden: str, context: str) -> bool:
+    if len(hidden) < 2 and not hidden.isdigit():
+        return False
+    left = r"(?<![\w.])" if hidden[0].isalnum() else ""
+    right = r"(?![\w]|\.\w)" if hidden[-1].isalnum() else ""
+    return bool(re.search(left + re.escape(hidden) + right, context, re.IGNORECASE))
+
+
+def _words_shown(hidden: str, context: str) -> bool:
+    """Every word of a deletion of two words or more is in the rest, in some order: ``pip install opt-einsum``
+    beside ``pip install torch[opt-einsum]``."""
+    words = [w.lower() for w in _WORD.findall(hidden)]
+    return len(words) > 1 and set(words) <= {w.lower() for w in _WORD.findall(context)}
+
+
+def _computed(hidden: str, context: str) -> bool:
+    if not _NUMBER.fullmatch(hidden):
+        return False
+    target = Fraction(hidden)
+    numbers = [Fraction(n) for n in _NUMBER.findall(context)]
+    if len(numbers) > 1 and sum(numbers) == target:
+        return True
+    for a, b in combinations(numbers, 2):
+        results = {a + b, abs(a - b), a * b} | {x / y for x, y in ((a, b), (b, a)) if y}
+        if target in results:
+            return True
+    return False
+
+
+def reverse_give_away(prompt: Optional[str], answer: Optional[str]) -> str:
+    """A word of ``answer``'s name that ``prompt`` says too ('' where none): the answer must be a name (a
+    short side holding code); its pieces that tell one name from another (not ``torch``, ``get``, ...)
+    count."""
+    if not prompt or not answer:
+        return ""
+    name = _ASIDE.sub("", split_explanation(answer)[0]).strip()
+    if not (CODE_SPAN.search(name) or re.search(r"[._(]", name)) or len(name.split()) > _MAX_NAME_WORDS:
+        return ""
+    code = " ".join(CODE_SPAN.findall(name)) or name
+    pieces = {p.lower() for word in _NAME_PIECE.findall(code) for p in _split_camel(word)}
+    pieces = {p for p in pieces if len(p) >= _MIN_PIECE and p not in _PLAIN_PIECES}
+    prose = split_explanation(prompt)[0]
+    said = {w.lower() for word in _NAME_PIECE.findall(prose) for w in (word, *_split_camel(word))}
+    return next((p for p in sorted(pieces) if p in said), "")
+
+
+def _split_camel(word: str) -> list[str]:
+    """``MkldnnModule`` → ``Mkldnn``, ``Module``; ``ACL`` stays whole."""
+    return re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+", word) or [word]
+
+
+def problems(card: Any) -> list[tuple[str, str]]:
+    """``(field, message)`` for each rule ``card`` breaks, in either language."""
+    found = []
+    for field, text in _prompts(card):
+        if any(two_questions(t) for t in (text.en, text.zh)):
+            found.append((field, "asks two questions in one: split it into cards that each ask one"))
+    for field, text in _answers(card):
+        count = max(statements(text.en), statements(text.zh))
+        if count > MAX_STATEMENTS:
+            found.append((field, f"the answer states {count} things (at most {MAX_STATEMENTS} before ℹ): split "
+                                 "the card, or move what explains after ℹ"))
+    if card.kind == "mcq" and select_all_too_wide(card):
+        found.append(("options", f"a select-all over {len(card.options)} options (at most "
+                                 f"{MAX_SELECT_ALL_OPTIONS}): drop options, or split the card"))
+    if card.kind == "cloze":
+        for lang in ("en", "zh"):
+            for answer in cloze_give_aways(getattr(card.text, lang)):
+                found.append(("text", f"the {lang} cloze gives away '{answer}': the rest of its text shows or "
+                                      "computes it"))
+    if card.kind == "reverse":
+        for field, prompt, answer in (("back", card.back, card.front), ("front", card.front, card.back)):
+            word = reverse_give_away(prompt.en, answer.en)
+            if word:
+                found.append((field, f"the prompt says '{word}', part of the name it asks for: ask without it"))
+    return found
+
+
+def _prompts(card: Any) -> list[tuple[str, Any]]:
+    if card.kind == "mcq":
+        return [("question", card.question)]
+    if card.kind == "reverse":
+        return [("front", card.front), ("back", card.back)]
+    return [("front", card.front)] if card.kind in ("basic", "code") else []
+
+
+def _answers(card: Any) -> list[tuple[str, Any]]:
+    return [("back", card.back)] if card.kind in ("basic", "reverse", "code") else []
