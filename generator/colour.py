@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Hashable
+from typing import Callable, Hashable, TypeVar
 
 from pygments.styles import get_style_by_name
 from pygments.token import STANDARD_TYPES, Comment, Keyword, Name, Number, Operator, String
@@ -24,7 +24,8 @@ class Look:
     italic: bool = False
 
 
-Palette = Callable[[object], Hashable]
+LookT = TypeVar("LookT", bound=Hashable)  # what a palette gives a token: a CSS class, a Look
+Palette = Callable[[object], LookT]  # generic alias: Palette[str] gives CSS classes
 
 _PAPER = (  # first match wins; token types not listed print in the text colour
     (Comment, "6e7781"), (Operator.Word, "cf222e"), (Keyword, "cf222e"), (String, "0a3069"),
@@ -57,7 +58,7 @@ def slide(token_type) -> Look:
     return Look(look["color"] or "", look["bold"], look["italic"])
 
 
-def runs(code: str, language: str, palette: Palette) -> list[list]:
+def runs(code: str, language: str, palette: Palette[LookT]) -> list[list]:
     """``[[text, look], ...]``: the code's tokens, neighbours of one look merged (line ends kept in the text)."""
     out: list[list] = []
     for token, text in highlight.tokens(code, language):
@@ -69,9 +70,9 @@ def runs(code: str, language: str, palette: Palette) -> list[list]:
     return out
 
 
-def lines(code: str, language: str, palette: Palette) -> list[list[tuple[str, Hashable]]]:
+def lines(code: str, language: str, palette: Palette[LookT]) -> list[list[tuple[str, LookT]]]:
     """The code (tabs as 4 spaces, trailing newlines dropped) as one list of ``(text, look)`` runs per line."""
-    out: list[list[tuple[str, Hashable]]] = [[]]
+    out: list[list[tuple[str, LookT]]] = [[]]
     for text, look in runs(code.expandtabs(4).rstrip("\n"), language, palette):
         for number, piece in enumerate(text.split("\n")):
             if number:

@@ -36,7 +36,10 @@ def label(torch: str, build: dict) -> str:
 
 
 @dataclass(frozen=True)
-class Entry:
+class FactRecord:
+    """What one fact's check said in a run: the hash of the check that ran, its status and detail, and why
+    it was skipped (``needs``)."""
+
     hash: str
     status: str
     detail: str = ""
@@ -52,7 +55,7 @@ class Run:
     date: str
     build: dict = field(default_factory=dict)
     capabilities: dict = field(default_factory=dict)
-    facts: dict[str, Entry] = field(default_factory=dict)
+    facts: dict[str, FactRecord] = field(default_factory=dict)
 
     @property
     def device(self) -> Optional[str]:
@@ -99,7 +102,7 @@ def check_keys(course: Course) -> dict[str, str]:
 def run_from_verification(verification: Verification, course: Course) -> Run:
     """The run ``verification`` made, as a ledger records it."""
     results = verification.results
-    facts = {fact.id: Entry(fact.check_key(), results[fact.id].status, results[fact.id].detail,
+    facts = {fact.id: FactRecord(fact.check_key(), results[fact.id].status, results[fact.id].detail,
                             tuple(results[fact.id].needs))
              for fact in course.facts if fact.id in results}
     return Run(verification.torch, verification.python, verification.date, dict(verification.build),
@@ -153,7 +156,7 @@ def read_run(path: Path) -> Run:
             line = _line_of(text, k)
             if v["status"] not in STATUSES:
                 raise ValueError(f"the status of {k!r} is {v['status']!r}, not one of {', '.join(STATUSES)}")
-            facts[str(k)] = Entry(_text(v["hash"]), _text(v["status"]), _text(v.get("detail", "")),
+            facts[str(k)] = FactRecord(_text(v["hash"]), _text(v["status"]), _text(v.get("detail", "")),
                                   tuple(_text(n) for n in v.get("needs", ())))
         line = 1
         return Run(_text(data["torch"]), _text(data["python"]), data["date"], dict(data.get("build") or {}),
@@ -250,7 +253,7 @@ def import_results(lines: Iterable[str], course: Course, date: str, where: str =
     from .verify import TORCH_RANGE, outside_range, skip_needs
 
     hello = None
-    facts: dict[str, Entry] = {}
+    facts: dict[str, FactRecord] = {}
     stale = 0
     keys = {fact.id: fact for fact in course.facts}
     for number, line in enumerate(lines, 1):
@@ -278,7 +281,7 @@ def import_results(lines: Iterable[str], course: Course, date: str, where: str =
             status, detail, needs = "skip", f"torch {hello['torch']} is outside {fact.torch}", (TORCH_RANGE,)
         elif status == "skip" and hello is not None:
             needs = tuple(skip_needs(fact, hello.get("capabilities") or {}))
-        facts[fact.id] = Entry(fact.check_key(), status, detail, needs)
+        facts[fact.id] = FactRecord(fact.check_key(), status, detail, needs)
     if hello is None:
         raise BuildError(f"{where}: no 'hello' line: the check file did not start (see its error output)")
     return Imported(Run(_text(hello["torch"]), _text(hello["python"]), date, dict(hello.get("build") or {}),

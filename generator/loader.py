@@ -11,19 +11,25 @@ import keyword
 import pickle
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Optional, TypeVar, Union
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from .atomic import atomic_write_bytes, read_regular
 from .defaults import asserted_default
 from .diagrams import DIAGRAM_NAMES
 from .errors import ContentError, Problem
-from .model import ITEM_SECTIONS, SECTIONS, Course, Module, Origin, Workshop, WorkshopFile
+from .model import ITEM_SECTIONS, SECTIONS, Course, Fact, FlagRow, Module, Origin, Workshop, WorkshopFile
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-Positions = dict[tuple, tuple[int, int]]
+Key = Union[str, int, float]  # a mapping key or a list index (YAML's bool keys are ints)
+NodePath = tuple[Key, ...]  # the keys and indices from a file's top to one value
+Positions = dict[NodePath, tuple[int, int]]  # each value's line and column
+Parsed = tuple[object, Positions]  # a file's plain data and where each value is written
+Loaded = tuple[str, Module, Positions]  # a module file's name, its validated module and positions
+ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
 def load_course(content_dir: str | Path, cache_dir: Optional[Path] = None) -> Course:
@@ -41,10 +47,11 @@ def load_course(content_dir: str | Path, cache_dir: Optional[Path] = None) -> Co
     if not files:
         raise ContentError([Problem(str(folder), 0, 0, "", "no *.yaml module files in this folder")])
     problems: list[Problem] = []
-    loaded: list[tuple[str, Module, Positions]] = []
-    to_cache: dict[Path, tuple] = {}
+    loaded: list[Loaded] = []
+    to_cache: dict[Path, Parsed] = {}
     for path in files:
-        result = _load_file(path, problems, cache_dir, to_cache)
+        result = _load_file(path, problems, cache_dir, to_cache, Module,
+                            "a module file is a mapping with at least 'module'")
         if result is not None:
             loaded.append(result)
     origins = _cross_check(loaded, problems)
@@ -63,9 +70,10 @@ WORKSHOPS_FILE = "workshops.yaml"  # the one content file that is not a module: 
 MAX_FILE_BYTES = 8 * 1024 * 1024  # a module file is tens of kilobytes: bound what a load may read
 
 
-def _load_file(path: Path, problems: list[Problem], cache_dir: Optional[Path], to_cache: dict,
-               model=Module, shape: str = "a module file is a mapping with at least 'module'"):
-    """``(file name, validated model, positions)``; None (with problems recorded) where it does not load."""
+def _load_file(path: Path, problems: list[Problem], cache_dir: Optional[Path], to_cache: dict[Path, Parsed],
+               model: type[ModelT], shape: str) -> Optional[tuple[str, ModelT, Positions]]:
+    """``(file name, validated model, positions)``; None (with problems recorded) where it does not load;
+    ``shape`` says what the file should be where its top is no mapping."""
     name = str(path)
     try:
         raw = _read_regular(path)
@@ -97,7 +105,8 @@ def _read_regular(path: Path) -> bytes:
 _PARSE_VERSION = b"torchdeck-parse-2"
 
 
-def _parse_cached(name: str, raw: bytes, problems: list[Problem], cache_dir: Optional[Path], to_cache: dict):
+def _parse_cached(name: str, raw: bytes, problems: list[Problem], cache_dir: Optional[Path],
+                  to_cache: dict[Path, Parsed]) -> Optional[Parsed]:
     """``(data, positions)`` of a file's bytes; None (with problems recorded) when it does not parse.
 
     A fresh parse is added to ``to_cache`` (entry path -> parse) for the caller to store.
@@ -114,7 +123,7 @@ def _parse_cached(name: str, raw: bytes, problems: list[Problem], cache_dir: Opt
     return parsed
 
 
-def _read_cached_parse(entry: Path):
+def _read_cached_parse(entry: Path) -> Optional[Parsed]:
     """A cached ``(data, positions)``, or None where there is none; a corrupt entry is reported and ignored
     (the file is parsed again and the entry rewritten), never trusted."""
     try:
@@ -131,7 +140,7 @@ def _read_cached_parse(entry: Path):
     return None
 
 
-def _store_parsed(to_cache: dict) -> None:
+def _store_parsed(to_cache: dict[Path, Parsed]) -> None:
     for entry, parsed in to_cache.items():
         try:
             atomic_write_bytes(entry, pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL))
@@ -139,7 +148,7 @@ def _store_parsed(to_cache: dict) -> None:
             pass  # a read-only build folder only costs speed
 
 
-def _parse(name: str, raw: bytes, problems: list[Problem]):
+def _parse(name: str, raw: bytes, problems: list[Problem]) -> Optional[Parsed]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -156,7 +165,7 @@ def _parse(name: str, raw: bytes, problems: list[Problem]):
         return None
     positions: Positions = {}
     errors_before = len(problems)
-    seen: set = set()
+    seen: set[object] = set()
     data = _to_python(node, (), positions, name, problems, seen) if node is not None else None
     if _ALIASED in seen:  # located where each alias is used, which the composed nodes do not tell
         problems.extend(Problem(name, event.start_mark.line + 1, event.start_mark.column + 1, "",
@@ -167,7 +176,7 @@ def _parse(name: str, raw: bytes, problems: list[Problem]):
     return data, positions
 
 
-def _position_of(text: str, offset) -> tuple[int, int]:
+def _position_of(text: str, offset: object) -> tuple[int, int]:
     """Line and column of a character offset (a reader error, such as a NUL byte, gives only that)."""
     if not isinstance(offset, int):
         return 1, 1
@@ -184,7 +193,8 @@ _TOO_DEEP = "too deep"  # marks ``seen`` once a node deeper than MAX_DEPTH was r
 MAX_DEPTH = 40  # levels of mappings and lists; the course's deepest value is under 10
 
 
-def _to_python(node, path: tuple, positions: Positions, name: str, problems: list[Problem], seen: set):
+def _to_python(node: yaml.Node, path: NodePath, positions: Positions, name: str, problems: list[Problem],
+               seen: set[object]) -> object:
     """Plain Python data from a YAML node, recording each value's line and column.
 
     Aliases are refused (YAML composes one node for an anchor and every ``*alias`` of it, so a
@@ -207,7 +217,7 @@ def _to_python(node, path: tuple, positions: Positions, name: str, problems: lis
         return None
     positions[path] = (line, col)
     if isinstance(node, yaml.MappingNode):
-        result = {}
+        result: dict[Key, object] = {}
         for key_node, value_node in node.value:
             if key_node.tag not in _PLAIN_TAGS:
                 problems.append(Problem(name, key_node.start_mark.line + 1, key_node.start_mark.column + 1,
@@ -232,7 +242,7 @@ def _to_python(node, path: tuple, positions: Positions, name: str, problems: lis
 _constructor = yaml.constructor.SafeConstructor()
 
 
-def _scalar(node):
+def _scalar(node: yaml.Node) -> object:
     if not isinstance(node, yaml.ScalarNode):
         return node
     if node.tag == "tag:yaml.org,2002:str":
@@ -240,9 +250,9 @@ def _scalar(node):
     return _constructor.construct_object(node, deep=True)
 
 
-def _problem_from(error: dict, data, positions: Positions, name: str) -> Problem:
+def _problem_from(error: ErrorDetails, data: object, positions: Positions, name: str) -> Problem:
     """A pydantic error located on the deepest YAML node its ``loc`` reaches."""
-    path: tuple = ()
+    path: NodePath = ()
     node = data
     for part in error["loc"]:
         if isinstance(node, dict) and part in node:
@@ -259,7 +269,7 @@ def _problem_from(error: dict, data, positions: Positions, name: str) -> Problem
     return Problem(name, line, col, field, _message(error))
 
 
-def _message(error: dict) -> str:
+def _message(error: ErrorDetails) -> str:
     message = error["msg"].removeprefix("Value error, ")
     if error["type"] == "extra_forbidden":
         return "unknown key (a typo?)"
@@ -273,7 +283,7 @@ def _yaml_key(name: str) -> str:
     return name[:-1] if name.endswith("_") and keyword.iskeyword(name[:-1]) else name
 
 
-def _dotted(path: tuple) -> str:
+def _dotted(path: NodePath) -> str:
     out = ""
     for part in path:
         part = _yaml_key(part) if isinstance(part, str) else part
@@ -281,9 +291,9 @@ def _dotted(path: tuple) -> str:
     return out
 
 
-def _cross_check(loaded, problems: list[Problem]) -> dict[tuple[str, str], Origin]:
+def _cross_check(loaded: list[Loaded], problems: list[Problem]) -> dict[tuple[str, str], Origin]:
     """Ids unique per kind across files, every reference resolved; returns each item's origin."""
-    origins: dict[str, Origin] = {}
+    origins: dict[tuple[str, str], Origin] = {}
     seen: dict[tuple[str, str], Origin] = {}
     modules_seen: dict[str, str] = {}
     for name, module, positions in loaded:
@@ -311,8 +321,9 @@ def _cross_check(loaded, problems: list[Problem]) -> dict[tuple[str, str], Origi
                         line, col = positions[(section, index, "facts", ref_index)]
                         problems.append(Problem(name, line, col, f"{section}[{index}].facts[{ref_index}]",
                                                 f"no fact has the id '{ref}'"))
-        named = [(("lessons", index, "diagrams", d_index), diagram) for index, lesson in enumerate(module.lessons)
-                 for d_index, diagram in enumerate(lesson.diagrams)]
+        named: list[tuple[NodePath, str]] = [(("lessons", index, "diagrams", d_index), diagram)
+                                             for index, lesson in enumerate(module.lessons)
+                                             for d_index, diagram in enumerate(lesson.diagrams)]
         named += [(("cards", index, "diagram"), card.diagram) for index, card in enumerate(module.cards) if card.diagram]
         for path, diagram in named:
             if diagram not in DIAGRAM_NAMES:
@@ -328,7 +339,8 @@ def _cross_check(loaded, problems: list[Problem]) -> dict[tuple[str, str], Origi
     return origins
 
 
-def _flag_row_problems(row, facts: dict, name: str, positions: Positions, at: tuple) -> list[Problem]:
+def _flag_row_problems(row: FlagRow, facts: dict[str, Fact], name: str, positions: Positions,
+                       at: NodePath) -> list[Problem]:
     """A cheat-table row's facts resolved, and its ``default`` fact one whose check asserts the flag's default."""
     field = f"lessons[{at[1]}].flags[{at[3]}]"
     found = []
@@ -346,7 +358,8 @@ def _flag_row_problems(row, facts: dict, name: str, positions: Positions, at: tu
     return found
 
 
-def _load_workshops(path: Path, problems: list[Problem], cache_dir, to_cache, loaded) -> tuple[Workshop, ...]:
+def _load_workshops(path: Path, problems: list[Problem], cache_dir: Optional[Path], to_cache: dict[Path, Parsed],
+                    loaded: list[Loaded]) -> tuple[Workshop, ...]:
     """The workshops of ``workshops.yaml``, each lesson and question it names resolved, ids unique, and
     a break in every workshop of two hours or more (``workshops.schedule`` is the one timing)."""
     from .workshops import BREAK_FROM, total_minutes

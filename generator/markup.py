@@ -14,7 +14,7 @@ runs, Typst content), so an odd input renders the same everywhere.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 EXPLAIN = "ℹ"
 CODE_SPAN = re.compile(r"`([^`\n]+)`")
@@ -22,8 +22,9 @@ CLOZE = re.compile(r"\{\{c(\d+)::(.*?)(?:::(.*?))?\}\}")  # number, answer, hint
 CLOZE_OPEN = re.compile(r"\{\{c(\d+)::")
 
 
-@dataclass(frozen=True)
-class Segment:
+class Segment(NamedTuple):
+    """A run of a text: inline code or prose, in the explanation or not (a tuple: a deck makes tens of thousands)."""
+
     text: str
     code: bool = False
     explain: bool = False
@@ -38,6 +39,11 @@ def split_explanation(text: str) -> tuple[str, str]:
     return text[:at], text[at:]
 
 
+def is_plain(text: str) -> bool:
+    """Whether ``text`` is all prose: no code, no explanation (``segments`` gives it whole, if it is not empty)."""
+    return "`" not in text and EXPLAIN not in text
+
+
 def checked_part(text: str) -> str:
     """What a one-line reason says of a text (an option's why): its fact part, or where the text is all
     explanation, the explanation without its ``ℹ``."""
@@ -47,20 +53,16 @@ def checked_part(text: str) -> str:
 
 def segments(text: str) -> list[Segment]:
     """``text`` as plain and code segments, those of the explanation marked; nothing is added or lost."""
+    if is_plain(text):  # most texts
+        return [Segment(text)] if text else []
     fact, explanation = split_explanation(text)
-    return _code_segments(fact, False) + _code_segments(explanation, True)
+    return _code_segments(fact, False) + _code_segments(explanation, True) if explanation else _code_segments(fact, False)
 
 
 def _code_segments(text: str, explain: bool) -> list[Segment]:
-    out, position = [], 0
-    for match in CODE_SPAN.finditer(text):
-        if match.start() > position:
-            out.append(Segment(text[position:match.start()], explain=explain))
-        out.append(Segment(match[1], code=True, explain=explain))
-        position = match.end()
-    if position < len(text):
-        out.append(Segment(text[position:], explain=explain))
-    return out
+    """The prose and code runs of ``text``: ``CODE_SPAN.split`` gives them in turn, prose first (an empty
+    prose run, between two spans or at an end, is no segment)."""
+    return [Segment(part, index % 2 == 1, explain) for index, part in enumerate(CODE_SPAN.split(text)) if part]
 
 
 def cloze_answers(text: str) -> str:

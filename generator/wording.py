@@ -263,6 +263,8 @@ _COMMON = {
             "explain": "Explain: ",
             "analogy": "Picture it: ",
             "quote": "The docs say: ",
+            "quote_title": "In the documentation's words",
+            "code_title": "{title}: in code",
             "review_of": "Recap of: {titles}.",
             "answers_title": "{title}: the answers",
             "reasons_title": "{title}: why each answer holds",
@@ -286,6 +288,8 @@ _COMMON = {
                 "table": ("Read the table row by row: {takeaway}", "Cover the column “{column}”: who can give it for “{row}”?"),
                 "game": ("A game: only the situations show. Let teams vote on every column, then click on to reveal.",
                          "Which settings would you pick for each situation?"),
+                "quote": ("Read the quote aloud, then show where it comes from.",
+                          "What does this sentence promise, and what does it leave unsaid?"),
                 "reveal": ("Reveal the answers row by row; the next slide says why each one holds.",
                            "Which row did most teams get wrong, and why?"),
                 "diagram": ("Walk the picture box by box: {takeaway}", "Where on this picture does your own setup land?"),
@@ -314,7 +318,7 @@ _COMMON = {
         "verified_mark": "✓ verified",  # a card's footer: the mark, the details (where, which claims) folded under it
         "unverified_mark": "⚠ not verified",  # the footer of a card no run verified: why, and the sources, folded
         "card_sources": ("Source: ", "Sources: "),  # before the links in a card's folded footer: one, several
-        "releases": {"since": "since torch {}", "until": "until torch {}", "between": "torch {} to {}",
+        "releases": {"since": "since torch {}", "until": "torch {} and earlier", "between": "torch {} to {}",
                      "only": "torch {} only"},
         "sample": {"fragment": "excerpt: part of a larger program", "gpu": "needs a CUDA GPU"},
         "lessons_minutes": ("{lessons} lesson · {minutes} min", "{lessons} lessons · {minutes} min"),
@@ -340,6 +344,8 @@ _COMMON = {
             "explain": "补充讲解：",
             "analogy": "打个比方：",
             "quote": "文档原文：",
+            "quote_title": "文档怎么说",
+            "code_title": "{title}：看代码",
             "review_of": "回顾：{titles}。",
             "answers_title": "{title}：答案揭晓",
             "reasons_title": "{title}：每个答案的理由",
@@ -359,6 +365,7 @@ _COMMON = {
                 "code_raises": ("现场运行 {script} 的第 {cell} 段：{caption}", "运行之前先猜：哪一行会出错？报什么错？"),
                 "table": ("逐行讲解这张表：{takeaway}", "遮住“{column}”这一列：谁能说出“{row}”对应的内容？"),
                 "game": ("游戏时间：只显示场景。让各组对每一列投票，然后点击进入下一页揭晓。", "每个场景你会选什么设置？"),
+                "quote": ("把文档的这句话念出来（中文是译文），再指出它的出处。", "这句话承诺了什么？又有什么没说？"),
                 "reveal": ("逐行揭晓答案；下一页说明每一行为什么成立。", "哪一行错的组最多？为什么？"),
                 "diagram": ("逐个方框讲解这张图：{takeaway}", "你自己的环境落在图中的哪个位置？"),
                 "quiz": ("朗读题目，给大家 30 秒思考，然后按选项举手投票。{answer}", "{stem}"),

@@ -269,7 +269,7 @@ def test_a_ledger_value_of_the_wrong_kind_is_located(content, tmp_path, change, 
 
     fact = load_course(content).facts[0]
     path = ledger.write_run(content, ledger.Run("2.99.0", "3.11.0", "2026-11-01", {}, {},
-                                                {fact.id: ledger.Entry(fact.check_key(), "pass")}))
+                                                {fact.id: ledger.FactRecord(fact.check_key(), "pass")}))
     data = json.loads(path.read_text())
     change(data)
     path.write_text(json.dumps(data, indent=1))

@@ -70,7 +70,7 @@ def content(tmp_path):
 def record_elsewhere(content, statuses: dict[str, str]) -> None:
     """A run from another machine, as `ledger import` would write it, with the content's current check hashes."""
     course = load_course(content)
-    facts = {f.id: ledger.Entry(f.check_key(), statuses[f.id]) for f in course.facts if f.id in statuses}
+    facts = {f.id: ledger.FactRecord(f.check_key(), statuses[f.id]) for f in course.facts if f.id in statuses}
     ledger.write_run(content, ledger.Run(ELSEWHERE.torch, ELSEWHERE.python, ELSEWHERE.date, ELSEWHERE.build,
                                          {}, facts))
 
@@ -200,14 +200,14 @@ def test_requires_and_unless_must_not_overlap(content, tmp_path):
 
 @pytest.mark.parametrize("specs, en, zh", [
     ([">=2.15"], "since torch 2.15", "torch 2.15 起"),
-    (["<2.15"], "until torch 2.14", "torch 2.14 及更早"),
-    (["<=2.14"], "until torch 2.14", "torch 2.14 及更早"),
+    (["<2.15"], "torch 2.14 and earlier", "torch 2.14 及更早"),
+    (["<=2.14"], "torch 2.14 and earlier", "torch 2.14 及更早"),
     ([">=2.14,<2.15"], "torch 2.14 only", "仅 torch 2.14"),
     ([">=2.13,<2.16"], "torch 2.13 to 2.15", "torch 2.13 至 2.15"),
     ([">=2.14", ">=2.15"], "since torch 2.14", "torch 2.14 起"),
     (["<2.15", ">=2.15"], "", ""),              # an item comparing releases is about all of them
     ([">=2.15", None], "", ""),                 # one fact about every release
-    (["<2.13", ">=2.15"], "until torch 2.12, since torch 2.15", "torch 2.12 及更早, torch 2.15 起"),
+    (["<2.13", ">=2.15"], "torch 2.12 and earlier, since torch 2.15", "torch 2.12 及更早、torch 2.15 起"),
 ])
 def test_release_words(specs, en, zh):
     assert release_union(specs, "en") == en and release_union(specs, "zh") == zh

@@ -1,12 +1,15 @@
 """The shortcuts big builds take give exactly what the plain way gives.
 
 ``highlight.tokens`` must equal Pygments' ``get_tokens`` token for token; a deck
-whose code is coloured in the background must equal one coloured in turn; and
-``parallel.in_background`` must return or raise what the direct call would.
+whose code is coloured in the background must equal one coloured in turn;
+``parallel.in_background`` must return or raise what the direct call would; and
+the Anki HTML's regular expressions, written to be fast, must find what their rules,
+followed character by character, find.
 """
 from __future__ import annotations
 
 import os
+import re
 import time
 
 import pytest
@@ -111,6 +114,83 @@ def test_same_tokens_as_pygments_for_any_python(pieces):
 @given(st.lists(st.sampled_from(BASH_PIECES), max_size=40))
 def test_same_tokens_as_pygments_for_any_bash(pieces):
     assert_same_tokens_both_ways("".join(pieces), "bash")
+
+
+# ------------------------------------------------------------------ the Anki HTML's fast regular expressions
+BREAK_TEXT = st.text(alphabet="ab_Z09.,/()=  \t\n-:&;#{}`中", max_size=30)
+ENTITY_OF = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "{": "&#123;", "}": "&#125;"}
+
+
+def break_places_by_rule(code: str) -> list[int]:
+    """Offsets just after each character code may wrap after, by the rules as ``html.py`` states them."""
+    places = []
+    for at, char in enumerate(code):
+        before, after = code[at - 1] if at else "", code[at + 1] if at + 1 < len(code) else ""
+        if not after or after.isspace():
+            continue
+        if char == ".":
+            ok = (after != "." and not (before.isspace() or before.isdigit())) or (
+                before.isdigit() and after != "." and not after.isdigit())
+        elif char == "_":
+            ok = before.isascii() and before.isalnum() and after.isascii() and after.isalnum()
+        else:
+            ok = (char == "/" and after != "/") or char == "," or (char == "(" and after not in "()") or (
+                char == "=" and before != "=" and after != "=")
+        if ok:
+            places.append(at + 1)
+    return places
+
+
+@settings(max_examples=500, deadline=None)
+@given(BREAK_TEXT)
+def test_break_places_follow_the_rules(code):
+    assert html_output.break_offsets(code) == break_places_by_rule(code)
+
+
+@settings(max_examples=500, deadline=None)
+@given(BREAK_TEXT)
+def test_names_in_prose_are_whole_runs_that_hold_a_name(text):
+    """A match is a whole run of printable ASCII holding a dotted or snake_case name, wherever it starts."""
+    runs = [run.span() for run in re.finditer(r"[!-~]+", text)
+            if any(a.isascii() and a.isalnum() and mark in "._" and (b.isascii() and (b.isalnum() or b == "_"))
+                   for a, mark, b in zip(run[0], run[0][1:], run[0][2:]))]
+    assert [name.span() for name in html_output._PROSE_NAME.finditer(text)] == runs
+
+
+def cloze_by_rule(text: str) -> str:
+    """Cloze text escaped character by character: an opening ``{{cN::`` kept and counted; inside a deletion a
+    run of closing braces closes as many as are open with its last braces; every other character escaped."""
+    out, depth, at = [], 0, 0
+    while at < len(text):
+        opening = re.match(r"\{\{c\d+::", text[at:])
+        if opening:
+            out.append(opening[0])
+            depth, at = depth + 1, at + opening.end()
+        elif depth and text.startswith("}}", at):
+            run = len(text[at:]) - len(text[at:].lstrip("}"))
+            closes = min(depth, run // 2)
+            out.append("&#125;" * (run - 2 * closes) + "}}" * closes)
+            depth, at = depth - closes, at + run
+        else:
+            out.append(ENTITY_OF.get(text[at], text[at]))
+            at += 1
+    if depth:
+        raise ValueError("not closed")
+    return "".join(out)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["{{c1::", "{{c12::", "{{c", "{", "}", "}}", "}}}", "a", " ", "::", "<", "&", "c"]),
+                max_size=14))
+def test_cloze_markers_follow_the_rules(pieces):
+    text = "".join(pieces)
+    try:
+        expected = cloze_by_rule(text)
+    except ValueError:
+        with pytest.raises(ValueError):
+            "".join(html_output._cloze_pieces(text))
+        return
+    assert "".join(html_output._cloze_pieces(text)) == expected
 
 
 # ------------------------------------------------------------------ background colouring

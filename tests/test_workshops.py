@@ -340,13 +340,56 @@ def test_the_scenario_game_hides_its_answers_until_the_next_slide(built):
     assert [r[0] for r in revealed] == [r[0] for r in rows] and "True" in {c for r in revealed for c in r[1:]}
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_docs_are_quoted_as_quotes_on_a_slide_of_their_own(built, course, lang):
+    job, prs, _ = built[("gpu-tuning", lang)]
+    names = [slide_name(s) for s in prs.slides]
+    quoted = [lesson for lesson in course.lessons if lesson.quote and lesson.id in
+              course.workshop("gpu-tuning").lesson_ids]
+    for lesson in quoted:
+        at = names.index(f"quote:{lesson.id}")
+        assert names[at - 1] == f"lesson:{lesson.id}"  # right after the lesson's points
+        slide = prs.slides[at]
+        assert slide.shapes.title.text == {"en": "In the documentation's words", "zh": "文档怎么说"}[lang]
+        body = _body_text(slide)
+        quote = job.t(lesson.quote.text).replace("`", "")
+        assert f"“{quote}”" in body.replace("\n", " "), (lesson.id, body)
+        assert lesson.quote.source not in body  # a short link, the address only as its target
+        points = prs.slides[at - 1]
+        assert lesson.quote.source not in points.notes_slide.notes_text_frame.text  # said once, on its slide
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("workshop_id", SHIPPED)
+def test_table_and_code_slides_say_their_own_headline(built, course, workshop_id, lang):
+    job, prs, _ = built[(workshop_id, lang)]
+    lessons = {lesson.id: lesson for lesson in course.lessons}
+    for slide in prs.slides:
+        name = slide_name(slide)
+        kind, _, rest = name.partition(":")
+        if kind not in ("table", "code") or rest.endswith(":game"):
+            continue
+        lesson = lessons[rest.split(":")[0]]
+        title = slide.shapes.title.text
+        if kind == "code":
+            caption = lesson.code[int(rest.split(":")[1]) - 1].caption
+            expected = job.t(caption) if caption else \
+                {"en": "{}: in code", "zh": "{}：看代码"}[lang].format(job.t(lesson.title))
+            assert title == expected.replace("`", ""), (name, title)
+        elif lesson.game:
+            assert title == {"en": "{}: the answers", "zh": "{}：答案揭晓"}[lang].format(
+                job.t(lesson.title).replace("🎮", "").strip()), (name, title)
+        if title == job.t(lesson.title).replace("`", ""):
+            assert kind == "table" and len(job.t(lesson.takeaway)) > 40, (name, title)  # only a takeaway too long
+
+
 def test_source_links_are_clickable(built, course):
     _, prs, path = built[("gpu-tuning", "en")]
     quoted = [lesson for lesson in course.lessons if lesson.quote and lesson.id in
               course.workshop("gpu-tuning").lesson_ids]
     assert quoted
     for lesson in quoted:
-        slide = next(s for s in prs.slides if slide_name(s) == f"lesson:{lesson.id}")
+        slide = next(s for s in prs.slides if slide_name(s) == f"quote:{lesson.id}")
         targets = {r.target_ref for r in slide.part.rels.values() if r.is_external}
         assert lesson.quote.source in targets
     closing = [s for s in prs.slides if slide_kind(s) == "closing"]  # the take-aways may go on for a slide or two
@@ -648,7 +691,7 @@ def test_each_reason_is_drawn_on_one_line(built, drawn, lang):
 
 
 def _body_paras(slide) -> list[str]:
-    return [p.text for s in slide.shapes if s.has_text_frame and s.name.startswith("Body")
+    return [p.text for s in slide.shapes if s.has_text_frame and s.name.startswith(("Body", "Quote"))
             for p in s.text_frame.paragraphs]
 
 
@@ -683,7 +726,7 @@ def test_sources_are_short_links_and_nothing_is_split_mid_word_or_left_stray(bui
                 head = shown_paras[cut]
                 assert head.endswith(" ") or re.search(r"[\u3000-\u9fff\uff00-\uffef]$", head), (lesson.id, head)
         if lesson.quote:
-            slide = next(s for s in slides_ if slide_name(s).startswith(f"lesson:{lesson.id}")
+            slide = next(s for s in slides_ if slide_name(s) == f"quote:{lesson.id}"
                          and any(p.startswith(source) for p in _body_paras(s)))
             targets = {r.target_ref for r in slide.part.rels.values() if r.is_external}
             assert lesson.quote.source in targets

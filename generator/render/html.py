@@ -10,13 +10,13 @@ around and inside them is escaped. Backticks mark code: `` `x` `` becomes
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Hashable, Iterable, NamedTuple, Optional
+from typing import TYPE_CHECKING, Iterable, Iterator, NamedTuple, Optional, Sequence
 from urllib.parse import urlsplit
 
 from markupsafe import Markup
 
 from .. import colour
-from ..markup import CLOZE_OPEN, CODE_SPAN, segments
+from ..markup import CLOZE_OPEN, CODE_SPAN, is_plain, segments
 from ..parallel import in_background
 from ..wording import words
 
@@ -25,17 +25,19 @@ if TYPE_CHECKING:
 
 _ENTITIES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("{", "&#123;"), ("}", "&#125;"))  # & first
 _CODE_BLOCKS: dict[tuple[str, str], Markup] = {}  # (code, language) -> HTML, for the process
-_CLOSING_RUN = re.compile(r"\}{2,}")
+_CLOZE_MARKER = re.compile(CLOZE_OPEN.pattern + r"|\}{2,}")  # a deletion's opening, or a run of closing braces
 # Where code may wrap: after a dot between names (not inside a number or an ellipsis), an underscore
 # between two letters or digits (``allow_|tf32``, never ``__|init__``), a ``/``, a comma, an opening
 # parenthesis or an ``=`` (not doubled, nor before a closing one or a space, which breaks anyway).
-# Never between two letters or digits: a name is never cut inside a word.
-_BREAK_AFTER = re.compile(r"(?<![\s\d])\.(?=[^\s.])|(?<=\d)\.(?=[^\s.\d])|(?<=[A-Za-z0-9])_(?=[A-Za-z0-9])"
-                          r"|/(?=[^\s/])|,(?=[^\s])|\((?=[^\s()])|(?<!=)=(?=[^\s=])")
+# Never between two letters or digits: a name is never cut inside a word. Each branch starts with its
+# character (what comes before it is looked at behind it), so the regex engine skips every other character.
+_BREAK_AFTER = re.compile(r"\.(?:(?<![\s\d]\.)(?=[^\s.])|(?<=\d\.)(?=[^\s.\d]))|_(?<=[A-Za-z0-9]_)(?=[A-Za-z0-9])"
+                          r"|/(?=[^\s/])|,(?=[^\s])|\((?=[^\s()])|=(?<!==)(?=[^\s=])")
 # Code written in prose without backticks: a run of ASCII without spaces that holds a dotted or snake_case
 # name (``torch.backends.cudnn.benchmark``, ``MALLOC_CONF=oversize_threshold:1,background_thread:true``).
-# One unbreakable word to a browser, so it gets code's break places too.
-_PROSE_NAME = re.compile(r"[!-~]*?[A-Za-z0-9][._][A-Za-z0-9_][!-~]*")
+# One unbreakable word to a browser, so it gets code's break places too. A match only starts where a run
+# starts (the lookbehind): the same matches, without retrying from every character of a run that holds no name.
+_PROSE_NAME = re.compile(r"(?<![!-~])[!-~]*?[A-Za-z0-9][._][A-Za-z0-9_][!-~]*")
 _FITS = 20  # inline code or a name this long fits a line anywhere on a card at 390 px (the layout tests hold it)
 _ENTITY = re.compile(r"&[^;]+;")
 _MAX_HANGING_INDENT = 20  # card.css has a class i1 .. i20 per leading-space count
@@ -69,7 +71,10 @@ def prose(escaped: str) -> str:
 def _breakable_if_long(escaped_code: str) -> str:
     """``breakable`` for inline code or a name longer than ``_FITS`` characters; a shorter one fits any line of a
     card at 390 px, so it moves to the next line whole rather than breaking at a dot (``torch.`` / ``backends``)."""
-    return breakable(escaped_code) if len(_ENTITY.sub("x", escaped_code)) > _FITS else escaped_code
+    if len(escaped_code) <= _FITS:  # an entity shows as one character: shorter still
+        return escaped_code
+    shown = len(_ENTITY.sub("x", escaped_code)) if "&" in escaped_code else len(escaped_code)
+    return breakable(escaped_code) if shown > _FITS else escaped_code
 
 
 def breakable(escaped_code: str) -> str:
@@ -80,7 +85,12 @@ def breakable(escaped_code: str) -> str:
     a word. ``<wbr>`` is no character, so copied code stays intact. Entities (``&amp;``) hold none
     of these characters.
     """
-    return _BREAK_AFTER.sub(r"\g<0><wbr>", escaped_code)
+    return _BREAK_AFTER.sub(_with_wbr, escaped_code)
+
+
+def _with_wbr(match: re.Match[str]) -> str:
+    """A break character and its ``<wbr>`` (a function: faster than a ``\\g<0>`` template, expanded match by match)."""
+    return match[0] + "<wbr>"
 
 
 def break_offsets(code: str) -> list[int]:
@@ -119,6 +129,11 @@ def link(address: str) -> Link:
 def inline(text: str) -> Markup:
     """A content text as field HTML (``markup.segments``): code in ``<code>``, an explanation (from ``ℹ``
     on) set apart in ``<span class="explain">``, line breaks as ``<br>``."""
+    joined = prose(escape(text)) if is_plain(text) else "".join(_inline_pieces(text))
+    return Markup(joined.replace("\n", "<br>") if "\n" in joined else joined)
+
+
+def _inline_pieces(text: str) -> list[str]:
     html, explaining = [], False
     for segment in segments(text):
         if segment.explain and not explaining:
@@ -128,11 +143,29 @@ def inline(text: str) -> Markup:
         html.append("<code>" + _breakable_if_long(body) + "</code>" if segment.code else prose(body))
     if explaining:
         html.append("</span>")
-    joined = "".join(html)
-    return Markup(joined.replace("\n", "<br>") if "\n" in joined else joined)
+    return html
 
 
-def verified_fields(job: RenderJob, fact_ids, own_source: Optional[str] = None) -> dict:
+class ShownOption(NamedTuple):
+    """An MCQ card's option as shown: its text and why as field HTML, and whether it is right."""
+
+    text: Markup
+    why: Markup
+    correct: bool
+
+
+def mcq_fields(options: Sequence[ShownOption]) -> tuple[str, str]:
+    """An MCQ card's Options field (the options as asked) and Answers field (as answered: each marked right
+    or wrong, and explained). Built here, not by a template: a deck has thousands, and a Jinja macro call
+    costs more than the rest of an option's HTML."""
+    asked = "".join(f"<li>{option.text}</li>" for option in options)
+    answered = "".join(f'<li class="{"correct" if option.correct else "wrong"}"><span class="mark">'
+                       f'{"✓" if option.correct else "✗"}</span> {option.text}<div class="why">{option.why}</div></li>'
+                       for option in options)
+    return f'<ol class="options">{asked}</ol>', f'<ol class="options answered">{answered}</ol>'
+
+
+def verified_fields(job: RenderJob, fact_ids: Iterable[str], own_source: Optional[str] = None) -> dict[str, object]:
     """What the folded "verified" footer of an item resting on ``fact_ids`` shows (``field.verified.html``,
     on a card and on the site alike): the mark, or the warning where no run verified every fact; where
     they were verified, what could not be checked here, the claims, and the sources (``own_source``, an
@@ -152,7 +185,7 @@ def cloze(text: str) -> Markup:
     return Markup(_decorate("".join(_cloze_pieces(text))))
 
 
-def _cloze_pieces(text: str):
+def _cloze_pieces(text: str) -> Iterator[str]:
     """Yield escaped text and the cloze markers Anki must see.
 
     A run of closing braces inside a deletion closes as many deletions as are
@@ -160,35 +193,22 @@ def _cloze_pieces(text: str):
     ``{{c1::{'a': {}}}}`` hides ``{'a': {}}``.
     """
     depth, position = 0, 0
-    while position < len(text):
-        opening = CLOZE_OPEN.match(text, position)
-        if opening:
+    for marker in _CLOZE_MARKER.finditer(text):
+        if marker[0][0] == "{":
             depth += 1
-            yield opening.group(0)
-            position = opening.end()
-            continue
-        closing = _CLOSING_RUN.match(text, position) if depth else None
-        if closing:
-            run = len(closing.group(0))
+            piece = marker[0]
+        elif depth:
+            run = len(marker[0])
             closes = min(depth, run // 2)
-            yield escape("}" * (run - 2 * closes)) + "}}" * closes
             depth -= closes
-            position = closing.end()
+            piece = escape("}" * (run - 2 * closes)) + "}}" * closes
+        else:  # braces outside a deletion are text, escaped with what follows them
             continue
-        following = _next_special(text, position + 1, depth)
-        yield escape(text[position:following])
-        position = following
+        yield escape(text[position:marker.start()]) + piece
+        position = marker.end()
+    yield escape(text[position:])
     if depth:
         raise ValueError("a cloze deletion is not closed (a '}}' is missing)")
-
-
-def _next_special(text: str, start: int, depth: int) -> int:
-    """Where the next cloze opening (or, inside a deletion, closing) could start."""
-    candidates = [text.find("{{c", start)]
-    if depth:
-        candidates.append(text.find("}}", start))
-    found = [c for c in candidates if c >= 0]
-    return min(found) if found else len(text)
 
 
 def code_block(code: str, language: str) -> Markup:
@@ -247,7 +267,7 @@ def _highlighted(code: str, language: str) -> Markup:
     return Markup('<pre class="highlight"><code>' + "".join(rows) + "</code></pre>")
 
 
-def _code_line(runs: list[tuple[str, Hashable]], end: str) -> str:
+def _code_line(runs: list[tuple[str, str]], end: str) -> str:
     """A line's spans and its newline inside the line's box (a newline between the boxes would show as a blank line).
 
     Break places are found in the whole line, not token by token: Pygments makes each dot of
@@ -261,13 +281,18 @@ def _code_line(runs: list[tuple[str, Hashable]], end: str) -> str:
     return f'<span class="{classes}">{spans}{end}</span>'
 
 
-def _split_at(runs: list[tuple[str, Hashable]], offsets: list[int]) -> list[str]:
+def _split_at(runs: list[tuple[str, str]], offsets: list[int]) -> list[str]:
     """Each run's text escaped, with a ``<wbr>`` at each of ``offsets`` (offsets in the whole line) inside it
     or at its end."""
     pieces, start, pending = [], 0, iter(offsets)
     offset = next(pending, None)
     for piece, _ in runs:
-        end, parts, at = start + len(piece), [], start
+        end = start + len(piece)
+        if piece and (offset is None or offset > end):  # most runs: no break place in them or at their end
+            pieces.append(escape(piece))
+            start = end
+            continue
+        parts, at = [], start
         while offset is not None and offset <= end:
             parts.append(escape(piece[at - start:offset - start]))
             at, offset = offset, next(pending, None)

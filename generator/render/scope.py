@@ -1,4 +1,4 @@
-"""Which torch releases an item is about, in words a learner reads: 'since torch 2.15', 'until torch 2.14'."""
+"""Which torch releases an item is about, in words a learner reads: 'since torch 2.15', 'torch 2.14 and earlier'."""
 from __future__ import annotations
 
 from functools import lru_cache

@@ -25,7 +25,10 @@ _quoted = encode_basestring  # json.dumps of one string, without json.dumps' ove
 
 
 @dataclass(frozen=True)
-class Entry:
+class LockEntry:
+    """A published note's or note type's line in the manifest: the hash of its content and ``mod``, when
+    that content last changed."""
+
     hash: str
     mod: int
     kind: str = ""  # the note type's key (basic, cloze, ...): a retired note must keep it to update in place
@@ -33,13 +36,13 @@ class Entry:
 
 @dataclass(frozen=True)
 class Manifest:
-    models: dict[str, Entry] = field(default_factory=dict)
-    notes: dict[str, dict[str, Entry]] = field(default_factory=dict)  # language -> card id -> entry
+    models: dict[str, LockEntry] = field(default_factory=dict)
+    notes: dict[str, dict[str, LockEntry]] = field(default_factory=dict)  # language -> card id -> entry
 
-    def notes_of(self, lang: str) -> dict[str, Entry]:
+    def notes_of(self, lang: str) -> dict[str, LockEntry]:
         return self.notes.get(lang, {})
 
-    def with_entries(self, lang: str, notes: dict[str, Entry], models: dict[str, Entry]) -> "Manifest":
+    def with_entries(self, lang: str, notes: dict[str, LockEntry], models: dict[str, LockEntry]) -> "Manifest":
         return Manifest(models={**self.models, **models}, notes={**self.notes, lang: notes})
 
 
@@ -88,7 +91,7 @@ def read_manifest(path: Path) -> Manifest:
 def merged(*manifests: Manifest) -> Manifest:
     """One manifest of several: per note type and note, the entry that changed last (the largest ``mod``)."""
     def newest(tables):
-        out: dict[str, Entry] = {}
+        out: dict[str, LockEntry] = {}
         for table in tables:
             for key, entry in table.items():
                 if key not in out or entry.mod > out[key].mod:
@@ -121,8 +124,8 @@ def format_manifest(manifest: Manifest) -> str:
     return "\n".join(lines) + "\n"
 
 
-def stamp(previous: dict[str, Entry], hashes: dict[str, str], now: int | None = None,
-          kinds: dict[str, str] | None = None) -> dict[str, Entry]:
+def stamp(previous: dict[str, LockEntry], hashes: dict[str, str], now: int | None = None,
+          kinds: dict[str, str] | None = None) -> dict[str, LockEntry]:
     """Entries for ``hashes``: unchanged ones keep their ``mod``, new and changed ones get a newer one;
     each with its note type from ``kinds`` where given."""
     now = int(time.time()) if now is None else now
@@ -132,13 +135,13 @@ def stamp(previous: dict[str, Entry], hashes: dict[str, str], now: int | None = 
         old = previous.get(key)
         kind = kinds.get(key, old.kind if old else "")
         if old is not None and old.hash == content_hash:
-            stamped[key] = old if old.kind == kind else Entry(old.hash, old.mod, kind)
+            stamped[key] = old if old.kind == kind else LockEntry(old.hash, old.mod, kind)
         else:
-            stamped[key] = Entry(content_hash, max(now, old.mod + 1) if old else now, kind)
+            stamped[key] = LockEntry(content_hash, max(now, old.mod + 1) if old else now, kind)
     return stamped
 
 
-def compare(previous: dict[str, Entry], hashes: dict[str, str], still_written: set[str]) -> Changes:
+def compare(previous: dict[str, LockEntry], hashes: dict[str, str], still_written: set[str]) -> Changes:
     """What building ``hashes`` changes against ``previous``.
 
     ``still_written`` holds ids the content still defines although this build
@@ -156,7 +159,7 @@ class _BadEntry(Exception):
         self.line, self.message = line, message
 
 
-def _entries(data, text: str) -> dict[str, Entry]:
+def _entries(data, text: str) -> dict[str, LockEntry]:
     if not isinstance(data, dict):
         raise ValueError(f"expected an object of entries, found {type(data).__name__}")
     entries = {}
@@ -172,7 +175,7 @@ def _entries(data, text: str) -> dict[str, Entry]:
                 problem = f"the kind of {key!r} is {value.get('kind')!r}, not a note type's name"
         if problem:
             raise _BadEntry(_line_of(text, key), problem)
-        entries[key] = Entry(value["hash"], value["mod"], value.get("kind", ""))
+        entries[key] = LockEntry(value["hash"], value["mod"], value.get("kind", ""))
     return entries
 
 
@@ -182,7 +185,7 @@ def _line_of(text: str, key: str) -> int:
     return text.count("\n", 0, at) + 1 if at >= 0 else 1
 
 
-def _entry_lines(entries: dict[str, Entry], indent: str) -> list[str]:
+def _entry_lines(entries: dict[str, LockEntry], indent: str) -> list[str]:
     lines = [f'{indent}{_quoted(key)}: {{"hash": {_quoted(entry.hash)}, "mod": {entry.mod}'
              + (f', "kind": {_quoted(entry.kind)}' if entry.kind else "") + "},"
              for key, entry in sorted(entries.items())]

@@ -9,21 +9,23 @@ import base64
 import hashlib
 import re
 from functools import lru_cache
-from typing import NamedTuple, Optional
+from typing import Iterator, NamedTuple, Optional
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 from markupsafe import Markup
 
 from ...diagrams import Variant, card_diagram_filename
 from ...errors import BuildError
-from ...model import Course, Module
+from ...model import Card, ClozeCard, CodeCard, Course, Lesson, McqCard, Module
+from ...text import Text
 from ..base import RenderJob
-from ..html import cloze, code_block, highlight_ahead, inline, verified_fields
+from ..html import ShownOption, cloze, code_block, highlight_ahead, inline, mcq_fields, verified_fields
 from ..order import shown as shown_options
 from .models import NOTE_TYPES, TEMPLATE_DIR
 
 ROOT_DECK = "PyTorch torch.backends"
 _CLOZE_NUMBER = re.compile(r"\{\{c(\d+)::")
+_NO_TEXT = Markup("")
 
 
 class NoteSpec(NamedTuple):
@@ -92,7 +94,7 @@ def build_notes(job: RenderJob) -> list[NoteSpec]:
     return sorted(notes, key=lambda note: note.due)
 
 
-def _cards(course: Course):
+def _cards(course: Course) -> Iterator[tuple[int, Module, Card]]:
     for module_index, module in enumerate(course.modules):
         for card in module.cards:
             yield module_index, module, card
@@ -104,6 +106,7 @@ class _NoteBuilder:
     def __init__(self, job: RenderJob):
         self.job = job
         self.course = job.course
+        self.lang = job.lang
         self.lessons_of_fact, self.lesson_rank, self.module_end = _lesson_index(job.course)
         self.version_tag = f"verified::torch-{_public_version(job.verification.torch)}"
         # many cards rest on the same facts: render what depends only on them once
@@ -115,7 +118,7 @@ class _NoteBuilder:
         self._tags = lru_cache(maxsize=None)(self._tags_of)
         self._decks: dict[str, str] = {}
 
-    def rank(self, module_index: int, card) -> float:
+    def rank(self, module_index: int, card: Card) -> float:
         """Position of the first lesson teaching one of the card's facts; else the end of its module."""
         return self._ranks(module_index, tuple(card.facts))
 
@@ -123,14 +126,15 @@ class _NoteBuilder:
         ranks = [self.lesson_rank[lesson.id] for fact in facts for lesson in self.lessons_of_fact.get(fact, ())]
         return min(ranks, default=self.module_end[module_index] - 0.5)
 
-    def note(self, module: Module, card, due: int) -> NoteSpec:
+    def note(self, module: Module, card: Card, due: int) -> NoteSpec:
         """The note of ``card``; it shows the one diagram the card names (a card about the diagram), no other."""
         facts = tuple(card.facts)
         diagrams = (card.diagram,) if card.diagram else ()
         own = card.source.source if card.source is not None else None
-        common = (self.source(card), self._verified(facts, own), self.text(card.extra), self._diagram_field(diagrams))
-        first, *rest = _KIND_FIELDS[card.kind](self, card)
-        fields = tuple(str(value) for value in (self._scope(facts) + first, *rest, *common))
+        first, rest = self.own_fields(card)
+        scope = self._scope(facts)
+        fields = tuple(map(str, (scope + first if scope else first, *rest, self.source(card),
+                                 self._verified(facts, own), self.text(card.extra), self._diagram_field(diagrams))))
         tags = self._tags(tuple(card.tags), module.module, card.kind, card.difficulty, facts)
         return NoteSpec(card.id, card.kind, self.deck(module), fields, tags, note_guid(self.job.lang, card.id), due,
                         _card_ords(card.kind, fields[0]), diagrams, content_hash(card.kind, fields, tags))
@@ -141,8 +145,18 @@ class _NoteBuilder:
             deck = self._decks[module.module] = deck_name(module, self.course)
         return deck
 
-    def text(self, text) -> Markup:
-        return inline(self.job.t(text)) if text is not None else Markup("")
+    def own_fields(self, card: Card) -> tuple[Markup, tuple[str, ...]]:
+        """The fields of the card's note type before the common ones: the first (the scope badge heads it) and the rest."""
+        if isinstance(card, ClozeCard):
+            return self.cloze_text(card), (self.text(card.back_extra),)
+        if isinstance(card, McqCard):
+            return self.question(card), self.mcq(card)
+        if isinstance(card, CodeCard):
+            return self.text(card.front), (code_block(self.job.code(card), card.language), self.text(card.back))
+        return self.text(card.front), (self.text(card.back),)
+
+    def text(self, text: Optional[Text]) -> Markup:
+        return inline(text.get(self.lang)) if text is not None else _NO_TEXT
 
     def _tags_of(self, own: tuple[str, ...], module: str, kind: str, difficulty: int,
                  facts: tuple[str, ...]) -> tuple[str, ...]:
@@ -152,7 +166,7 @@ class _NoteBuilder:
     def _status_tags_of(self, facts: tuple[str, ...]) -> list[str]:
         return self.job.unverified_tags(facts) or [self.version_tag]
 
-    def source(self, card) -> str:
+    def source(self, card: Card) -> str:
         """The card's own quote (its address goes to the footer with the facts' sources)."""
         if card.source is None:
             return ""
@@ -174,39 +188,21 @@ class _NoteBuilder:
                   "night": card_diagram_filename(name, self.course, Variant(self.job.lang, True))} for name in names]
         return _render_field("field.diagram.html", diagrams=shown)
 
-    def cloze_text(self, card) -> str:
+    def cloze_text(self, card: ClozeCard) -> Markup:
         try:
             return cloze(self.job.t(card.text))
         except ValueError as err:
             raise BuildError(f"{self.course.where(card.id, 'cards')}: card {card.id} ({self.job.lang}): {err}") from None
 
-    def question(self, card) -> Markup:
+    def question(self, card: McqCard) -> Markup:
         """An MCQ card's question, with '(select all that apply)' where several options are correct."""
         hint = self.job.multi_hint(card)
         return self.text(card.question) + (Markup(' <span class="hint">%s</span>') % hint if hint else "")
 
-    def mcq(self, card) -> tuple[str, str]:
+    def mcq(self, card: McqCard) -> tuple[str, str]:
         """The Options field (front) and the Answers field (back) of an MCQ card."""
-        shown = [_ShownOption(self.text(o.text), self.text(o.why), o.correct) for o in shown_options(card, self.course)]
-        macros = _field_template("field.mcq.html").module
-        return str(macros.options(shown)).strip(), str(macros.answers(shown)).strip()
-
-
-class _ShownOption(NamedTuple):
-    """An option as the MCQ templates read it (attributes: Jinja reads a dict's keys only after a failed getattr)."""
-
-    text: Markup
-    why: Markup
-    correct: bool
-
-
-_KIND_FIELDS = {
-    "basic": lambda b, card: (b.text(card.front), b.text(card.back)),
-    "reverse": lambda b, card: (b.text(card.front), b.text(card.back)),
-    "cloze": lambda b, card: (b.cloze_text(card), b.text(card.back_extra)),
-    "mcq": lambda b, card: (b.question(card), *b.mcq(card)),
-    "code": lambda b, card: (b.text(card.front), code_block(b.job.code(card), card.language), b.text(card.back)),
-}
+        return mcq_fields([ShownOption(self.text(o.text), self.text(o.why), o.correct)
+                           for o in shown_options(card, self.course)])
 
 
 def _card_ords(kind: str, first_field: str) -> tuple[int, ...]:
@@ -216,9 +212,9 @@ def _card_ords(kind: str, first_field: str) -> tuple[int, ...]:
     return (0, 1) if kind == "reverse" else (0,)
 
 
-def _lesson_index(course: Course):
+def _lesson_index(course: Course) -> tuple[dict[str, list[Lesson]], dict[str, int], list[int]]:
     """Lessons teaching each fact (in course order), each lesson's rank, and where each module's lessons end."""
-    lessons_of_fact: dict[str, list] = {}
+    lessons_of_fact: dict[str, list[Lesson]] = {}
     lesson_rank: dict[str, int] = {}
     module_end: list[int] = []
     rank = 0
@@ -244,9 +240,9 @@ def _field_environment() -> Environment:
 
 
 @lru_cache(maxsize=None)
-def _field_template(file_name: str):
+def _field_template(file_name: str) -> Template:
     return _field_environment().get_template(file_name)
 
 
-def _render_field(file_name: str, **values) -> str:
+def _render_field(file_name: str, **values: object) -> str:
     return _field_template(file_name).render(**values).strip()

@@ -13,7 +13,7 @@ import json
 import sqlite3
 import zipfile
 from pathlib import Path
-from typing import NamedTuple
+from typing import Iterator, NamedTuple
 
 from genanki.apkg_col import APKG_COL
 from genanki.apkg_schema import APKG_SCHEMA
@@ -21,6 +21,9 @@ from genanki.apkg_schema import APKG_SCHEMA
 from ...atomic import atomic_path
 
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+# a row of the notes table: id, guid, note type id, mod, tags, fields, sort field (its first field)
+NoteRow = tuple[int, str, int, int, str, str, str]
+CardRow = tuple[int, int, int, int, int, int]  # a row of the cards table: id, note id, deck id, ord, mod, due
 
 
 class PackagedNote(NamedTuple):
@@ -51,7 +54,8 @@ _TABLES, _, _INDEXES = APKG_SCHEMA.partition("CREATE INDEX")
 _INDEXES = "CREATE INDEX" + _INDEXES
 
 
-def collection(*, models: list[dict], decks: list[dict], notes: list[PackagedNote], timestamp: int) -> bytes:
+def collection(*, models: list[dict[str, object]], decks: list[dict[str, object]], notes: list[PackagedNote],
+               timestamp: int) -> bytes:
     """The collection database, built in memory, as the bytes of an SQLite file.
 
     ``timestamp`` seeds the note and card ids; pass the newest ``mod`` so the same
@@ -76,9 +80,10 @@ def collection(*, models: list[dict], decks: list[dict], notes: list[PackagedNot
         connection.close()
 
 
-def _rows(notes: list[PackagedNote], ids):
+def _rows(notes: list[PackagedNote], ids: Iterator[int]) -> tuple[list[NoteRow], list[CardRow]]:
     """Note and card rows; ids count up note by note, each note's cards right after it."""
-    note_rows, card_rows = [], []
+    note_rows: list[NoteRow] = []
+    card_rows: list[CardRow] = []
     for note in notes:
         note_id = next(ids)
         tags = f" {' '.join(note.tags)} "

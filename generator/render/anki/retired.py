@@ -13,7 +13,7 @@ from markupsafe import Markup, escape
 
 from ...wording import words
 from ..base import RenderJob
-from .lock import Entry
+from .lock import LockEntry
 from .models import NOTE_TYPES
 from .notes import ROOT_DECK, NoteSpec, content_hash, note_guid
 
@@ -40,7 +40,7 @@ def why(lang: str, failed_facts: tuple[str, ...], torch: str) -> str:
     return phrases["drift"].format(facts=words(lang)["separators"][0].join(failed_facts), torch=torch)
 
 
-def retirements(job: RenderJob, previous: dict[str, Entry], written: set[str]) -> dict[str, tuple[str, str]]:
+def retirements(job: RenderJob, previous: dict[str, LockEntry], written: set[str]) -> dict[str, tuple[str, str]]:
     """``card id -> (note type key, why)`` of each published note (in ``previous``) this build retires.
 
     A card left out because a fact failed is retired with those facts; a card the content no longer

@@ -34,7 +34,7 @@ from ..typesetting import (
 from .gift import gift
 from .moodle import moodle_xml
 from .qti import qti12_package, qti21_package
-from .select import Placed, SelectionError, Version, letter, make_versions, select
+from .select import PrintedQuestion, SelectionError, Version, letter, make_versions, select
 
 __all__ = ["EpochError", "QuizOptions", "SelectionError", "check_name", "render", "source_date"]
 
@@ -187,7 +187,7 @@ def _bubble_sheet(job: RenderJob, version: Version, marking: bool) -> dict:
             "lines": WRITING_LINES}
 
 
-def _sheet_question(job: RenderJob, number: int, placed: Placed) -> dict:
+def _sheet_question(job: RenderJob, number: int, placed: PrintedQuestion) -> dict:
     question = placed.question
     return {"number": number, "points": _points(job, question), "stem": rich(job.t(question.stem)),
             "hint": _hint(job, question), "scope": job.scope(question.facts),

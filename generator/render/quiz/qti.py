@@ -26,7 +26,8 @@ import xml.etree.ElementTree as ET
 import zipfile
 from typing import Iterable, Sequence
 
-from ...model import Question
+from ...model import Option, Question
+from ...text import Text
 from ..base import RenderJob, takes_many_answers
 from ..order import shown
 from .moodle import facts_html, fractions, inline_html, question_html
@@ -48,7 +49,7 @@ _NOT_ID = re.compile(r"[^A-Za-z0-9_.-]")
 
 
 # ------------------------------------------------------------ shared
-def option_letters(question: Question, job: RenderJob) -> list[tuple[str, object]]:
+def option_letters(question: Question, job: RenderJob) -> list[tuple[str, Option]]:
     """``[("A", option), ...]``: the options in the order every output shows them, lettered."""
     return [(chr(ord("A") + index), option) for index, option in enumerate(shown(question, job.course))]
 
@@ -69,7 +70,7 @@ def _number(value: float) -> str:
     return f"{value:.5f}".rstrip("0").rstrip(".")
 
 
-def _paragraph(job: RenderJob, text) -> str:
+def _paragraph(job: RenderJob, text: Text) -> str:
     return f"<p>{inline_html(job.t(text))}</p>"
 
 
@@ -95,7 +96,7 @@ def _indent(element: ET.Element, level: int = 0) -> None:
     child.tail = "\n" + "  " * level
 
 
-def _located(namespace: str) -> dict:
+def _located(namespace: str) -> dict[str, str]:
     return {f"{{{XSI}}}schemaLocation": f"{namespace} {LOCATIONS[namespace]}"}
 
 
@@ -219,7 +220,8 @@ def _qti12_feedback(item: ET.Element, ident: str, html_text: str) -> None:
 def qti21_package(job: RenderJob, questions: Sequence[Question], title: str, stem: str) -> bytes:
     """The QTI 2.1 content package (zip bytes): an item per question and a test taking them in order."""
     name = identifier(f"{stem}.{job.lang}")
-    files, resources = {}, []
+    files: dict[str, bytes] = {}
+    resources: list[ET.Element] = []
     for question in questions:
         ident = identifier(question.id)
         href = f"items/{ident}.xml"
@@ -236,10 +238,9 @@ def _q21(tag: str) -> str:
     return f"{{{QTI21}}}{tag}"
 
 
-def _declare(parent: ET.Element, ident: str, cardinality: str, base: str, default: str | None = None,
-             **extra: str) -> ET.Element:
+def _declare(parent: ET.Element, ident: str, cardinality: str, base: str, default: str | None = None) -> ET.Element:
     element = ET.SubElement(parent, _q21("outcomeDeclaration"), identifier=ident, cardinality=cardinality,
-                            baseType=base, **extra)
+                            baseType=base)
     if default is not None:
         ET.SubElement(ET.SubElement(element, _q21("defaultValue")), _q21("value")).text = default
     return element

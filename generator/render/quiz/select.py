@@ -24,7 +24,7 @@ class SelectionError(BuildError):
 
 
 @dataclass(frozen=True)
-class Placed:
+class PrintedQuestion:
     """A question as one version prints it: ``order`` lists indices into its options, in print order."""
 
     question: Question
@@ -47,7 +47,7 @@ class Placed:
 @dataclass(frozen=True)
 class Version:
     letter: str
-    placed: tuple[Placed, ...]
+    placed: tuple[PrintedQuestion, ...]
 
     def number_of(self, question: Question) -> int:
         """1-based position of ``question`` on this version's sheet."""
@@ -143,7 +143,7 @@ def _shuffled(questions: Sequence[Question], version: str, seed: int) -> Version
         option_order = list(option_order_of(question.id, question.kind, question.options))
         if question.kind != "truefalse":  # always 'True', then 'False'
             rng.shuffle(option_order)
-        placed.append(Placed(question, tuple(option_order)))
+        placed.append(PrintedQuestion(question, tuple(option_order)))
     return Version(version, tuple(placed))
 
 

@@ -23,6 +23,7 @@ from .text import Para, Span, code_lines, inline
 
 BODY_PT = 20.0
 POINT_PT = 20.0
+QUOTE_PT = 26.0
 HIDDEN = "?"
 HEADLINE_COLUMNS = 90  # a takeaway longer than this (CJK characters count twice) is no headline
 
@@ -147,7 +148,8 @@ class WorkshopPlan(SlidePlan):
         points = self.points(lesson)
         table = [self.table_slide(lesson, hidden=True), self.table_slide(lesson)] if lesson.table and lesson.game \
             else [self.table_slide(lesson)] if lesson.table else []
-        specs = table + [points] if lesson.game else [points] + table
+        quote = [self.quote_slide(lesson)] if lesson.quote else []
+        specs = table + [points] + quote if lesson.game else [points] + quote + table
         specs += [self.code_slide(lesson, n) for n in range(len(lesson.code))]
         for name in lesson.diagrams:
             if name not in drawn:
@@ -164,11 +166,6 @@ class WorkshopPlan(SlidePlan):
             if explanation:
                 explained.append(self.ww["explain"] + explanation.lstrip("ℹ").strip())
         paras = list(shown_points)
-        if lesson.quote:  # short link text (a raw address breaks inside itself); the address is the link's
-            paras.append(Para((Span(self.words["source"], colour="accent2"),
-                               Span(link_text(lesson.quote.source), colour="accent2", link=lesson.quote.source)),
-                              BODY_PT, before=14, keep=True))
-            explained.append(self.ww["quote"] + f"“{self.t(lesson.quote.text)}” ({lesson.quote.source})")
         if lesson.analogy:
             explained.append(self.ww["analogy"] + self.t(lesson.analogy))
         if not paras:  # a lesson of only a table or code: its takeaway heads it
@@ -183,6 +180,21 @@ class WorkshopPlan(SlidePlan):
         return SlideSpec("Lesson", f"lesson:{lesson.id}", title, self._text(paras), notes,
                          self.job.item_mark(lesson.facts))
 
+    def quote_slide(self, lesson: Lesson) -> SlideSpec:
+        """The documentation quoted as a quote, with its source as a short link (a raw address breaks inside
+        itself; the address is the link's)."""
+        quote = lesson.quote
+        assert quote is not None, "a quote slide is made for a lesson with a quote"
+        paras = (Para(inline(f"“{self.t(quote.text)}”", italic=True), QUOTE_PT),
+                 Para((Span(self.words["source"], colour="accent2"),
+                       Span(link_text(quote.source), colour="accent2", link=quote.source)), BODY_PT, before=14,
+                      keep=True))
+        notes = self._wnotes("quote")
+        return SlideSpec("Lesson", f"quote:{lesson.id}", self.ww["quote_title"], (TextBlock(paras, "quote"),),
+                         Notes(notes.say, notes.ask, 0, self.job.verified_where(lesson.facts),
+                               more=(f"{quote.source}",)),
+                         self.job.item_mark(lesson.facts))
+
     def code_slide(self, lesson: Lesson, index: int) -> SlideSpec:
         example = lesson.code[index]
         blocks: list[Block] = []
@@ -193,7 +205,8 @@ class WorkshopPlan(SlidePlan):
         notes = self._wnotes("code_raises" if example.runs == "raises" else "code",
                              script=f"{file_stem(self.workshop)}.py", cell=self.cells[lesson.id] + index,
                              caption=caption or self.t(lesson.takeaway) or self.t(lesson.title))
-        return SlideSpec("Lesson", f"code:{lesson.id}:{index + 1}", caption or self.t(lesson.title), tuple(blocks),
+        headline = caption or self.ww["code_title"].format(title=self.t(lesson.title))
+        return SlideSpec("Lesson", f"code:{lesson.id}:{index + 1}", headline, tuple(blocks),
                          Notes(notes.say, notes.ask, 0, self.job.verified_where(lesson.facts)),
                          self.job.item_mark(lesson.facts))
 
