@@ -21,7 +21,7 @@ from pathlib import Path
 
 import genanki
 
-from generator import card_diagrams
+from generator.diagrams import canvas as diagram_canvas
 from generator.model import Course, Module
 from generator.render import anki
 from generator.render import html as html_output
@@ -91,7 +91,7 @@ def time_torchdeck(folder: Path, course: Course, verification: Verification, rou
     """One build of the package from a fresh manifest; ``cold`` empties the code and diagram caches first."""
     if cold:
         html_output._CODE_BLOCKS.clear()
-        card_diagrams._cached_png.cache_clear()
+        diagram_canvas.png.cache_clear()
     job = RenderJob(course, verification, "en", folder)
     lock = folder / f"deck-{cold}-{round_number}.lock"
     started = time.perf_counter()

@@ -397,15 +397,20 @@ def verified_workshop(request: BuildRequest, workshop_id, start, required=False,
 
 @main.command()
 @workshop_build_options
-def slides(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict, workshop_id, start):
+@click.option("--pdf", is_flag=True, help="Also write a PDF of each deck (needs LibreOffice).")
+def slides(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict, workshop_id, start, pdf):
     """Build the workshop PowerPoint presentations (with --workshop, one workshop's deck)."""
     from .render import slides as slides_output
+    from .render.slides.pdf import soffice
 
+    if pdf and soffice() is None:  # before anything is verified or written
+        raise click.UsageError("--pdf needs LibreOffice (soffice), which is not installed "
+                               "(Debian: apt-get install libreoffice-impress)")
     started = time.perf_counter()
     request = request_of(content_dir, out_dir, lang, modules, quiet, python, timeout, no_cache, strict)
     workshop, clock, course, verification = verified_workshop(
         request, workshop_id, start, preflight=lambda workshop: pipeline.titles_preflight(request, workshop))
-    options = slides_output.SlidesOptions(per_module=bool(modules), workshop=workshop, start=clock)
+    options = slides_output.SlidesOptions(per_module=bool(modules), workshop=workshop, start=clock, pdf=pdf)
     finish("slides", rendered("slides", request, course, verification, options), started, verification, quiet)
 
 

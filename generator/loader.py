@@ -19,7 +19,7 @@ from pydantic_core import ErrorDetails
 
 from .atomic import atomic_write_bytes, read_regular
 from .defaults import asserted_default
-from .diagram_names import DIAGRAM_NAMES
+from .diagrams import DIAGRAM_NAMES
 from .errors import ContentError, Problem
 from .model import ITEM_SECTIONS, SECTIONS, Course, Fact, FlagRow, Module, Origin, Workshop, WorkshopFile
 

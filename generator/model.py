@@ -463,16 +463,16 @@ class Course:
 
     modules: tuple[Module, ...]
     origins: dict[tuple[str, str], Origin] = field(default_factory=dict)  # (section, id): ids are unique per section
-    mapped: tuple[str, ...] = ()  # short names of the modules the module map shows (all, unless narrowed)
+    highlighted: tuple[str, ...] = ()  # short names of the modules the module map highlights (a workshop's own)
     whole: tuple[Module, ...] = ()  # every loaded module, kept by select(): items may cite their facts
     workshops: tuple[Workshop, ...] = ()  # content/workshops.yaml, where the content has one
     left_out_cards: tuple = ()  # (module, card, failed facts) of each card without_facts() left out
 
     @property
     def map_names(self) -> tuple[str, ...]:
-        """The short names the module map shows: every loaded module's, also in a selection, unless a
-        workshop narrowed them (``mapped``)."""
-        return self.mapped or tuple(m.name for m in self.all_modules)
+        """The short names the module map shows: every loaded module's, also in a selection (a workshop's
+        own are ``highlighted``)."""
+        return tuple(m.name for m in self.all_modules)
 
     @property
     def facts(self) -> list[Fact]:
@@ -550,7 +550,7 @@ class Course:
                           if card.id not in kept_ids]
             modules.append(m.model_copy(update={"lessons": keep("lesson", m.lessons), "cards": cards,
                                                 "questions": keep("question", m.questions)}))
-        return Course(tuple(modules), self.origins, self.mapped, self.whole, self.workshops,
+        return Course(tuple(modules), self.origins, self.highlighted, self.whole, self.workshops,
                       tuple(cards_out)), left_out
 
     def select(self, names) -> "Course":
@@ -559,7 +559,7 @@ class Course:
             return self
         wanted = set(names)
         kept = tuple(m for m in self.modules if m.name in wanted or m.module in wanted)
-        return Course(kept, self.origins, self.map_names, self.all_modules, self.workshops)
+        return Course(kept, self.origins, self.highlighted, self.all_modules, self.workshops)
 
     def workshop(self, workshop_id: str) -> Workshop:
         """The workshop of that id (KeyError where there is none)."""

@@ -202,7 +202,6 @@ _SITE = {
         "progress_none": "no questions",
         "reset": "Forget my answers",
         "kept": "Your answers are kept in this browser only.",
-        "diagram_map": "The map of torch.backends",
     },
     "zh": {
         "title": "torch.backends：经过验证的课程",
@@ -239,7 +238,6 @@ _SITE = {
         "progress_none": "没有练习题",
         "reset": "清除我的答案",
         "kept": "你的答案只保存在这个浏览器里。",
-        "diagram_map": "torch.backends 全景图",
     },
 }
 

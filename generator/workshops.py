@@ -166,10 +166,10 @@ def file_stem(workshop: Workshop) -> str:
 
 
 def course_for(workshop: Workshop, course: Course) -> Course:
-    """The course a workshop's outputs are made from: its modules, and a map of torch.backends that
-    shows them only (each option keeps the order every other output shows)."""
+    """The course a workshop's outputs are made from: its modules (each option keeps the order every other
+    output shows), and a map of torch.backends that shows the whole course with them highlighted."""
     names = module_names(workshop, course)
-    return dataclasses.replace(course.select(names), mapped=names)
+    return dataclasses.replace(course.select(names), highlighted=names)
 
 
 _CLOCK = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")

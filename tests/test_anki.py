@@ -24,9 +24,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageDraw, ImageFont
 
-from generator.card_diagrams import Variant, card_diagram_filename
-from generator.diagram_labels import cjk_characters
-from generator.diagram_names import DIAGRAM_NAMES
+from generator.diagrams import DIAGRAM_NAMES, Variant, card_diagram_filename
+from generator.diagrams.scenes import SCENES, cjk_characters
 from generator.errors import BuildError
 from generator.fonts import diagram_cjk_font
 from generator.loader import load_course
@@ -789,5 +788,5 @@ def test_chinese_diagram_characters_are_in_the_shipped_cjk_font():
         font = ImageFont.truetype(str(diagram_cjk_font(bold)), 40)
         no_glyph = _glyph(font, "\ue000")  # a private-use character no font subset holds
         assert _glyph(font, "龍") == no_glyph  # the comparison sees a missing glyph
-        missing = [c for c in cjk_characters() if not c.isspace() and _glyph(font, c) == no_glyph]
+        missing = [c for c in cjk_characters(s.WORDS for s in SCENES.values()) if not c.isspace() and _glyph(font, c) == no_glyph]
         assert missing == [], missing

@@ -13,7 +13,8 @@ import pytest
 from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
 from card_layout import FRAMES, OPENED, PHONE, Side, anki_sides, measure
 
-from generator.card_diagrams import MIN_LABEL_PX, WIDTH
+from generator.diagrams import CARD
+from generator.diagrams.layouts import MIN_LABEL
 from generator.render import anki
 from generator.render.anki.notes import note_guid
 from generator.render.base import RenderJob
@@ -173,7 +174,7 @@ def test_diagrams_match_the_mode_and_labels_are_12px_on_a_phone(layout, lang):
         assert shown, frame
         for src, width, natural in shown:
             assert ("-night-" in src) == night and f"-{lang}-" in src, (frame, src)
-            assert natural == WIDTH and MIN_LABEL_PX * width / natural >= 12, (frame, src, width, natural)
+            assert natural == CARD.width and MIN_LABEL * width / natural >= 12, (frame, src, width, natural)
 
 
 @pytest.mark.parametrize("lang", LANGS)

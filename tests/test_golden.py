@@ -91,7 +91,8 @@ def deck_text(path: Path, course, lang: str, work: Path) -> str:
 
 
 def slides_text(path: Path) -> str:
-    """Every slide: its name and layout, each shape's text (tables row by row), pictures by name, notes."""
+    """Every slide: its name and layout, each shape's text (tables row by row), pictures by name with their
+    alt text, notes."""
     lines = []
     for number, slide in enumerate(Presentation(str(path)).slides, 1):
         lines.append(f"=== slide {number}: {slide_name(slide)} [{slide.slide_layout.name}]")
@@ -102,7 +103,7 @@ def slides_text(path: Path) -> str:
                 rows = [" | ".join(cell.text for cell in row.cells) for row in shape.table.rows]
                 lines += [f"[{shape.name}: table]", *_indented("\n".join(rows))]
             elif shape.shape_type is not None and "PICTURE" in str(shape.shape_type):
-                lines.append(f"[{shape.name}: picture]")
+                lines += [f"[{shape.name}: picture]", *_indented(shape._element.nvPicPr.cNvPr.get("descr", ""))]
         if slide.has_notes_slide and slide.notes_slide.notes_text_frame.text.strip():
             lines += ["[notes]", *_indented(slide.notes_slide.notes_text_frame.text)]
         lines.append("")

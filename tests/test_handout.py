@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from generator.card_diagrams import MIN_LABEL_PX, Variant, card_diagram_png
 from generator.defaults import asserted_default
+from generator.diagrams import Variant, card_diagram_png
+from generator.diagrams.layouts import MIN_LABEL
 from generator.loader import load_course
 from generator.markup import checked_part
 from generator.render import handout
@@ -147,7 +148,7 @@ def test_the_diagrams_are_printed_in_the_handouts_language_with_labels_of_8_pt_o
                 for n in names]
     assert [(image["width"], image["height"]) for image in found] == expected
     for image in found:
-        assert MIN_LABEL_PX / image["ppi"] * 72 >= 8.0 - 0.05  # the smallest label, in points on paper
+        assert MIN_LABEL / image["ppi"] * 72 >= 8.0 - 0.05  # the smallest label, in points on paper
     other = images(built["zh" if lang == "en" else "en"])
     assert [(i["width"], i["height"]) for i in other] != expected  # each language has its own pictures
 

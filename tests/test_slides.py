@@ -545,7 +545,7 @@ def test_diagrams_keep_their_aspect_ratio_inside_the_body(built, key):
         for shape in slide.shapes:
             if shape.shape_type == 13:  # picture
                 name = slide_name(slide).split(":")[1]
-                png = diagram_png(name, job.course)
+                png = diagram_png(name, job.course, job.lang)
                 assert shape.image.blob == png
                 width, height = Image.open(io.BytesIO(png)).size
                 assert shape.width / shape.height == pytest.approx(width / height, rel=0.002)
@@ -596,7 +596,7 @@ def test_a_module_deck_draws_the_whole_course_map(module_decks, course):
             continue
         pictures = {shape.image.blob for slide in Presentation(str(path)).slides for shape in slide.shapes
                     if shape.shape_type == 13}
-        alone = diagram_png("backends-map", dataclasses.replace(course.select([module.name]), mapped=(module.name,)))
+        alone = diagram_png("backends-map", dataclasses.replace(course.select([module.name]), highlighted=(module.name,)))
         assert whole in pictures and alone not in pictures
         shown += 1
     assert shown, "no selected module shows the map"

@@ -288,7 +288,8 @@ def test_slides_are_made_to_be_presented(built, workshop_id, lang):
     assert len(pictures) == len(set(pictures)) > 0
 
 
-def test_diagrams_are_drawn_for_the_workshops_own_modules(built, course):
+def test_the_map_is_drawn_with_the_workshops_own_modules_highlighted(built, course):
+    """The whole course's map with the workshop's modules filled in, not the map of the whole course alone."""
     job, prs, _ = built[("cpu-performance", "en")]
     own = course_for(course.workshop("cpu-performance"), course)
     blobs = {s.image.blob for slide in prs.slides for s in slide.shapes if s.shape_type == 13}

@@ -1,6 +1,6 @@
 """Regenerate generator/fonts/NotoSansCJKsc-torchdeck-{Regular,Bold}.otf: Noto Sans CJK SC (SIL OFL 1.1)
-cut down to the characters the Chinese card diagrams draw (``generator.diagram_labels``), so that
-a diagram's pixels never depend on the machine's fonts.
+cut down to the characters the Chinese diagrams draw (the ``WORDS`` of each ``generator/diagrams/scenes``
+module), so that a diagram's pixels never depend on the machine's fonts.
 
 Run after a Chinese diagram label changes (a test says when): needs fontTools (`pip install
 fonttools`; Debian: python3-fonttools) and the system's Noto Sans CJK (Debian: fonts-noto-cjk).
@@ -10,7 +10,6 @@ fonttools`; Debian: python3-fonttools) and the system's Noto Sans CJK (Debian: f
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -19,12 +18,13 @@ FONTS = ROOT / "generator" / "fonts"
 SOURCE = Path("/usr/share/fonts/opentype/noto")
 
 
-def _labels():
-    """``generator/diagram_labels.py`` loaded on its own (it imports nothing; the generator needs torch)."""
-    spec = importlib.util.spec_from_file_location("diagram_labels", ROOT / "generator" / "diagram_labels.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def wanted_characters() -> str:
+    """What the Chinese labels of every scene draw. ``generator.diagrams.scenes`` imports nothing beyond the
+    standard library, so the generator's own dependencies need not be installed where this runs."""
+    sys.path.insert(0, str(ROOT))
+    from generator.diagrams.scenes import SCENES, cjk_characters
+
+    return cjk_characters(scene.WORDS for scene in SCENES.values())
 
 
 def main() -> int:
@@ -34,7 +34,7 @@ def main() -> int:
     from fontTools import subset
     from fontTools.ttLib import TTCollection
 
-    wanted = _labels().cjk_characters()
+    wanted = wanted_characters()
     for weight in ("Regular", "Bold"):
         collection = TTCollection(str(args.folder / f"NotoSansCJK-{weight}.ttc"))
         number = next(i for i, font in enumerate(collection.fonts)

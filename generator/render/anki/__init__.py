@@ -17,7 +17,7 @@ from typing import Optional
 import genanki
 from markupsafe import escape
 
-from ...card_diagrams import Variant, card_diagram_filename, card_diagram_png
+from ...diagrams import Variant, card_diagram_filename, card_diagram_png
 from ..base import RenderJob
 from .lock import Changes, Manifest, compare, merged, read_manifest, stamp, write_manifest
 from .models import NOTE_TYPES, stable_id

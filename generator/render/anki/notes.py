@@ -14,7 +14,7 @@ from typing import Iterator, NamedTuple, Optional
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 from markupsafe import Markup
 
-from ...card_diagrams import Variant, card_diagram_filename
+from ...diagrams import Variant, card_diagram_filename
 from ...errors import BuildError
 from ...model import Card, ClozeCard, CodeCard, Course, Lesson, McqCard, Module
 from ...text import Text

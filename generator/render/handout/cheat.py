@@ -12,8 +12,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ...card_diagrams import MIN_LABEL_PX, WIDTH, Variant, card_diagram_png
 from ...defaults import asserted_default
+from ...diagrams import CARD, Variant, card_diagram_png
+from ...diagrams.layouts import MIN_LABEL
 from ...model import FlagRow, Lesson
 from ...wording import words as all_words
 from ..base import RenderJob
@@ -22,7 +23,7 @@ from ..typesetting import rich
 MARK = "†"
 MIN_LABEL_PT = 8.0  # the smallest label of a printed diagram: legible on paper
 POINTS_PER_MM = 72 / 25.4
-DIAGRAM_MM = math.ceil(WIDTH * MIN_LABEL_PT / MIN_LABEL_PX / POINTS_PER_MM)  # as wide as keeps every label >= MIN_LABEL_PT
+DIAGRAM_MM = math.ceil(CARD.width * MIN_LABEL_PT / MIN_LABEL / POINTS_PER_MM)  # as wide as keeps every label >= MIN_LABEL_PT
 
 
 @dataclass(frozen=True)

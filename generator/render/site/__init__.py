@@ -22,7 +22,7 @@ from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined
 
 from ... import resources
 from ...atomic import atomic_write_bytes, atomic_write_text
-from ...card_diagrams import Variant, card_diagram_filename, card_diagram_png
+from ...diagrams import Variant, card_diagram_filename, card_diagram_png
 from ...text import LANGS
 from ...wording import words
 from ..base import RenderJob

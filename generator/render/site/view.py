@@ -9,8 +9,7 @@ from typing import Optional
 
 from markupsafe import Markup
 
-from ...card_diagrams import Variant, card_diagram_filename
-from ...diagram_labels import LABELS
+from ...diagrams import Variant, card_diagram_filename, diagram_alt
 from ...markup import segments
 from ...model import Lesson, Module, Question
 from ...wording import lessons_and_minutes, words
@@ -18,9 +17,6 @@ from ..base import RenderJob, takes_many_answers
 from ..html import code_block, inline, link, verified_fields
 from ..order import shown
 from ..teaching import REVIEW_EVERY, questions_by_lesson
-
-# the label of a diagram's title (``diagram_labels``), its alternative text; the map has none of its own
-_DIAGRAM_TITLES = {"cudnn-flags": "cudnn_title", "sdpa-backends": "sdpa_title", "tf32-bits": "tf32_title"}
 
 
 @dataclass(frozen=True)
@@ -175,19 +171,13 @@ class SiteView:
     # ------------------------------------------------------------ diagrams
     def diagrams(self, lesson: Lesson) -> list[dict]:
         course, lang = self.job.course, self.lang
-        return [{"alt": self._diagram_title(name),
+        return [{"alt": diagram_alt(name, course, lang),
                  "light": "img/" + card_diagram_filename(name, course, Variant(lang, False)),
                  "night": "img/" + card_diagram_filename(name, course, Variant(lang, True))}
                 for name in lesson.diagrams]
 
     def diagram_names(self) -> list[str]:
         return list(dict.fromkeys(name for lesson in self.job.course.lessons for name in lesson.diagrams))
-
-    def _diagram_title(self, name: str) -> str:
-        key = _DIAGRAM_TITLES.get(name)
-        if key is None:
-            return self.words["diagram_map"]
-        return LABELS.get(self.lang, LABELS["en"])[key]
 
 
 _NATIVE = {"en": "English", "zh": "中文"}

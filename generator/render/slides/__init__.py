@@ -19,6 +19,7 @@ from ...model import Workshop
 from ...wording import words as all_words
 from ...workshops import course_for, file_stem
 from ..base import RenderJob
+from .pdf import write_pdf
 from .plan import SlidePlan, SlideSpec, title_text
 from .words import words
 from .workshop import WorkshopPlan
@@ -31,20 +32,31 @@ STEM = "torch-backends"
 @dataclass(frozen=True)
 class SlidesOptions:
     """``per_module``: one presentation per selected module instead of one for the selection;
-    ``workshop``: that workshop's deck instead, its clock started at ``start`` (minutes after midnight)."""
+    ``workshop``: that workshop's deck instead, its clock started at ``start`` (minutes after midnight);
+    ``pdf``: a PDF of each deck beside it too (LibreOffice converts it)."""
 
     per_module: bool = False
     template: Path = TEMPLATE
     workshop: Optional[Workshop] = None
     start: int = 9 * 60
+    pdf: bool = False
 
 
 def render(job: RenderJob, options: SlidesOptions = SlidesOptions()) -> list[Path]:
-    """Write ``build/torch-backends.<lang>.pptx``, or with ``per_module`` one presentation per module.
+    """Write ``build/torch-backends.<lang>.pptx``, or with ``per_module`` one presentation per module; with
+    ``pdf``, each deck's PDF after it.
 
     A module's presentation is that module selected from the whole course (``Course.select``), so its
     map of torch.backends still shows every module.
     """
+    decks = _decks(job, options)
+    if not options.pdf:
+        return decks
+    date = document_date(job.verification.date)
+    return [path for deck in decks for path in (deck, write_pdf(deck, date))]
+
+
+def _decks(job: RenderJob, options: SlidesOptions) -> list[Path]:
     if options.workshop is not None:
         part = dataclasses.replace(job, course=course_for(options.workshop, job.course))
         path = job.output(file_stem(options.workshop), ".pptx")
@@ -134,6 +146,8 @@ def _line_of_key(file, key: str) -> int:
 def notes_lines(wording: dict, spec: SlideSpec, page: int, pages: int, lang: str) -> list[str]:
     """Speaker notes: what to say, the question for the room, the minutes to spend."""
     notes = spec.notes
+    if notes is None:
+        return []
     if notes.clock:  # a workshop's slide: its part's clock time, the same as the agenda's
         minutes = notes.clock + (all_words(lang)["workshop"]["clock_cont"] if page else "")
     else:

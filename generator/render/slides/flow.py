@@ -79,6 +79,7 @@ class TableBlock:
 class PictureBlock:
     png: bytes
     pixels: tuple[int, int]  # width, height
+    alt: str = ""  # what it shows, in words: the picture's description for a screen reader
 
 
 Block = Union[TextBlock, CodeBlock, TableBlock, PictureBlock]
@@ -150,7 +151,8 @@ class Flow:
         if len(self.lines(para, width)) == 1:
             return para
         text = para.text
-        clauses, words_ = [], []
+        clauses: list[int] = []
+        words_: list[int] = []
         for end in range(1, len(text)):
             before, after = text[end - 1], text[end]
             boundary = after == " " or (fit.is_east_asian(before) and fit.is_east_asian(after))
@@ -221,9 +223,9 @@ class Flow:
         head = list(paras[:index])
         rest = list(paras[index:])
         if start > 0:
-            first, second = paras[index].cut(start)
-            head.append(first)
-            rest[0] = second
+            cut_head, cut_rest = paras[index].cut(start)
+            head.append(cut_head)
+            rest[0] = cut_rest
         return tuple(head), tuple(rest)
 
     def _cut_at(self, para: Para, width: float, wrap: bool, start: int) -> int:
@@ -257,7 +259,7 @@ class Flow:
                 continue
             hang = fit.text_width(CONTINUED_CODE + " ", fit.FontSet(self.faces.mono, self.faces.mono_ea), size)
             starts = fit.wrap(pieces(para, self.faces), size, inner - hang)
-            chunks = []
+            chunks: list[Para] = []
             for start in reversed(starts[1:]):
                 para, rest = para.cut(start)
                 chunks.insert(0, replace(rest, bullet=CONTINUED_CODE, margin=hang))

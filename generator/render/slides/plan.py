@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 from PIL import Image
 
-from ...diagrams import DIAGRAM_NAMES, diagram_png
+from ...diagrams import DIAGRAM_NAMES, diagram_alt, diagram_png
 from ...markup import checked_part, cloze_answers, cloze_blanks, split_explanation
 from ...model import Card, Lesson, Module, Question
 from ...wording import words as all_words
@@ -203,9 +203,10 @@ class SlidePlan:
                          (self._picture(BACKENDS_MAP),), self._notes("map"))
 
     def _picture(self, name: str) -> PictureBlock:
-        png = diagram_png(name, self.job.course)
+        """The diagram drawn for a slide in the deck's language, with its description as alt text."""
+        png = diagram_png(name, self.job.course, self.job.lang)
         with Image.open(io.BytesIO(png)) as image:
-            return PictureBlock(png, image.size)
+            return PictureBlock(png, image.size, diagram_alt(name, self.job.course, self.job.lang))
 
     # ------------------------------------------------------------ module
     def section(self, module: Module) -> SlideSpec:

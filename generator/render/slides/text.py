@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Optional
+from typing import Optional, cast
 
 from ... import colour
 from ...markup import segments
@@ -94,5 +94,5 @@ def line_pt(para: Para, faces: Typefaces) -> float:
 def code_lines(code: str, language: str) -> list[tuple[Span, ...]]:
     """Source code as one tuple of coloured mono spans per line (``colour.slide`` palette)."""
     return [tuple(Span(text, mono=True, bold=look.bold, italic=look.italic, colour=look.colour or None)
-                  for text, look in line) or (Span(" ", mono=True),)
+                  for text, look in cast(list[tuple[str, colour.Look]], line)) or (Span(" ", mono=True),)
             for line in colour.lines(code, language, colour.slide)]

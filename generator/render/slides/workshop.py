@@ -96,6 +96,8 @@ class WorkshopPlan(SlidePlan):
         line = (self.ww["clock"].format(clock=when, n=segment.minutes) if total == 1 else
                 self.ww["clock_part"].format(clock=when, n=segment.minutes, k=k, total=total))
         notes = spec.notes
+        if notes is None:
+            return for_the_room(spec)
         return dataclasses.replace(for_the_room(spec), notes=Notes(
             plain(notes.say), plain(notes.ask), segment.minutes, notes.verified, line,
             tuple(plain(text) for text in notes.more)))
@@ -182,6 +184,7 @@ class WorkshopPlan(SlidePlan):
         """The documentation quoted as a quote, with its source as a short link (a raw address breaks inside
         itself; the address is the link's)."""
         quote = lesson.quote
+        assert quote is not None, "a quote slide is made for a lesson with a quote"
         paras = (Para(inline(f"“{self.t(quote.text)}”", italic=True), QUOTE_PT),
                  Para((Span(self.words["source"], colour="accent2"),
                        Span(link_text(quote.source), colour="accent2", link=quote.source)), BODY_PT, before=14,
@@ -209,7 +212,9 @@ class WorkshopPlan(SlidePlan):
 
     def table_slide(self, lesson: Lesson, hidden: bool = False) -> SlideSpec:
         """The lesson's table; ``hidden``: only its first column (a game's situations), the rest '?'."""
-        columns, rows = lesson.table.columns, lesson.table.rows
+        table = lesson.table
+        assert table is not None, "a table slide is made for a lesson with a table"
+        columns, rows = table.columns, table.rows
         header = tuple((Para(inline(self.t(c), bold=True, colour="bg1"), BODY_PT),) for c in columns)
         body = tuple(tuple((Para(inline(HIDDEN if hidden and n else self.t(cell)), BODY_PT),)
                            for n, cell in enumerate(row)) for row in rows)

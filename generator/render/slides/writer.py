@@ -23,7 +23,7 @@ from pptx.opc.constants import CONTENT_TYPE as CT
 from pptx.opc.constants import RELATIONSHIP_TYPE as RT
 from pptx.opc.packuri import PackURI
 from pptx.oxml import parse_xml
-from pptx.parts.slide import NotesSlidePart, SlidePart
+from pptx.parts.slide import NotesMasterPart, NotesSlidePart, SlidePart
 
 from ...errors import BuildError
 from .drawingml import EMU_PER_PT, clean, fill, notes_xml, paras_xml
@@ -89,7 +89,7 @@ class PresentationWriter:
         self.layouts = {layout.name: layout for layout in self.prs.slide_layouts}
         self._boxes: dict[str, LayoutBoxes] = {}
         self._slide_ids = self.prs.part._element.get_or_add_sldIdLst()
-        self._notes_master = None
+        self._notes_master: Optional[NotesMasterPart] = None
         self.count = 0
 
     # ----------------------------------------------------------- layouts
@@ -148,12 +148,13 @@ class PresentationWriter:
             if isinstance(block, TextBlock):
                 as_body = block.kind == "plain" and not body_used
                 body_used = body_used or as_body
-                shapes.add(self._text_xml(shapes.next_id(), placed, boxes.body_type if as_body else None, link))
+                shapes.add(self._text_xml(shapes.next_id(), placed, block, boxes.body_type if as_body else None,
+                                          link))
             elif isinstance(block, TableBlock):
-                shapes.add(self._table_xml(shapes.next_id(), placed, link))
+                shapes.add(self._table_xml(shapes.next_id(), placed, block, link))
             elif isinstance(block, PictureBlock):
                 _, rid = part.get_or_add_image_part(io.BytesIO(block.png))
-                shapes.add(_picture_xml(shapes.next_id(), placed, rid))
+                shapes.add(_picture_xml(shapes.next_id(), placed, rid, block.alt))
         if boxes.footer:
             shapes.add(self._footer_xml(shapes.next_id(), boxes.footer))
         if boxes.number and layout_name != "Title":
@@ -192,8 +193,7 @@ class PresentationWriter:
         """Whether ``title`` fits the title box of ``layout_name`` at ``smallest`` pt or more."""
         return self._try_title(title, self.boxes(layout_name).title, TITLE_SIZES.get(layout_name, 32.0)) is not None
 
-    def _text_xml(self, shape_id: int, placed: Placed, body_type: Optional[str], link) -> str:
-        block = placed.block
+    def _text_xml(self, shape_id: int, placed: Placed, block: TextBlock, body_type: Optional[str], link) -> str:
         style = block.style
         ph = None
         if body_type:
@@ -202,8 +202,7 @@ class PresentationWriter:
                    paras_xml(block.paras, self.text_faces, self.lang, link), ph=ph, insets=style.insets,
                    fill_colour=style.fill, line=style.line, wrap=style.wrap)
 
-    def _table_xml(self, shape_id: int, placed: Placed, link) -> str:
-        table: TableBlock = placed.block
+    def _table_xml(self, shape_id: int, placed: Placed, table: TableBlock, link) -> str:
         columns = [emu(w) for w in placed.columns]
         columns[-1] = emu(placed.area.w) - sum(columns[:-1])
         heights = [emu(h) for h in placed.rows]
@@ -249,10 +248,11 @@ class PresentationWriter:
         """A notes page built in one piece (python-pptx clones the notes master shape by shape)."""
         if self._notes_master is None:
             self._notes_master = self.prs.part.notes_master_part
+        master = self._notes_master
         xml = NOTES_XML.format(xmlns=XMLNS, paras=notes_xml(lines, self.text_faces, self.lang))
         notes = NotesSlidePart(PackURI(f"/ppt/notesSlides/notesSlide{self.count}.xml"), CT.PML_NOTES_SLIDE,
                                self.prs.part.package, parse_xml(xml))
-        notes.relate_to(self._notes_master, RT.NOTES_MASTER)
+        notes.relate_to(master, RT.NOTES_MASTER)
         notes.relate_to(slide_part, RT.SLIDE)
         slide_part.relate_to(notes, RT.NOTES_SLIDE)
 
@@ -300,8 +300,11 @@ def _sp(shape_id: int, name: str, area: Area, paras: str, *, ph: Optional[str] =
             f'<a:lstStyle/>{paras}</p:txBody></p:sp>')
 
 
-def _picture_xml(shape_id: int, placed: Placed, rid: str) -> str:
-    return (f'<p:pic><p:nvPicPr><p:cNvPr id="{shape_id}" name="Diagram {shape_id}"/><p:cNvPicPr>'
+def _picture_xml(shape_id: int, placed: Placed, rid: str, alt: str) -> str:
+    """A picture shape; ``alt``: its description (``descr``), what a screen reader says of it."""
+    descr = clean(alt).replace('"', "&quot;")
+    return (f'<p:pic><p:nvPicPr><p:cNvPr id="{shape_id}" name="Diagram {shape_id}" descr="{descr}"/>'
+            f'<p:cNvPicPr>'
             f'<a:picLocks noChangeAspect="1"/></p:cNvPicPr><p:nvPr/></p:nvPicPr><p:blipFill>'
             f'<a:blip r:embed="{rid}"/><a:stretch><a:fillRect/></a:stretch></p:blipFill><p:spPr>'
             f'{xfrm(placed.area)}<a:prstGeom prst="rect"><a:avLst/></a:prstGeom></p:spPr></p:pic>')
