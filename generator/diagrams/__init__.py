@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ..model import Course
 
 __all__ = ["CARD", "DIAGRAM_NAMES", "SLIDE", "CourseMap", "Layout", "Variant", "card_diagram_filename",
-           "card_diagram_png", "course_map", "diagram_alt", "diagram_png", "labels_drawn"]
+           "card_diagram_png", "course_map", "diagram_alt", "diagram_headline", "diagram_png", "labels_drawn"]
 
 
 def course_map(course: Course) -> CourseMap:
@@ -43,6 +43,13 @@ def card_diagram_filename(name: str, course: Course, variant: Variant) -> str:
     """``torchdeck-<name>-<lang>[-night]-<hash>.png``: changes whenever the picture does."""
     digest = hashlib.sha256(card_diagram_png(name, course, variant)).hexdigest()[:12]
     return f"torchdeck-{name}-{variant.lang}{'-night' if variant.night else ''}-{digest}.png"
+
+
+def diagram_headline(name: str, lang: str) -> tuple[str, str]:
+    """What a slide showing diagram ``name`` says of it, in ``lang``: its headline and a question for the room."""
+    scene = _scene(name)
+    words = scene.WORDS.get(lang, scene.WORDS["en"])
+    return words["slide_headline"], words["slide_ask"]
 
 
 def diagram_alt(name: str, course: Course, lang: str) -> str:

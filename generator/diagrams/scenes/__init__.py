@@ -28,6 +28,7 @@ DIAGRAM_NAMES = tuple(SCENES)
 
 def cjk_characters(word_lists) -> str:
     """Every character the Chinese labels of ``word_lists`` (each scene's ``WORDS``) draw with the CJK font:
-    those of each label that is not plain ASCII (an ``alt`` text is never drawn)."""
+    those of each label that is not plain ASCII (an ``alt`` text and a slide's ``slide_`` words are never drawn)."""
     return "".join(sorted({c for words in word_lists for key, text in words.get("zh", {}).items()
-                           if key != "alt" and not key.startswith("alt_") and not text.isascii() for c in text}))
+                           if key != "alt" and not key.startswith(("alt_", "slide_")) and not text.isascii()
+                           for c in text}))

@@ -20,12 +20,14 @@ GROUPS = {
     "other": ("opt_einsum", "quantized", "python_native"),
 }
 WORDS = {
-    "en": {"gpu": "NVIDIA / AMD GPU", "cpu": "CPU", "apple": "Apple GPU", "other": "Cross-cutting",
+    "en": {
+        "slide_headline": "Where each module sits: by the hardware it serves", "slide_ask": "Where on this map does your own setup land?","gpu": "NVIDIA / AMD GPU", "cpu": "CPU", "apple": "Apple GPU", "other": "Cross-cutting",
            "highlighted": "Filled: the modules taught here",
            "alt": "Map of torch.backends, its modules grouped by the hardware they serve: {groups}.",
            "alt_group": "{group}: {names}", "alt_and": ", ", "alt_then": "; ",
            "alt_highlighted": " Taught here: {names}."},
-    "zh": {"gpu": "NVIDIA / AMD GPU", "cpu": "CPU", "apple": "Apple GPU", "other": "通用",
+    "zh": {
+        "slide_headline": "各模块的位置：按所服务的硬件分组", "slide_ask": "你自己的环境落在这张图的哪个位置？","gpu": "NVIDIA / AMD GPU", "cpu": "CPU", "apple": "Apple GPU", "other": "通用",
            "highlighted": "实心：本次讲授的模块",
            "alt": "torch.backends 模块图，各模块按所服务的硬件分组：{groups}。",
            "alt_group": "{group}：{names}", "alt_and": "、", "alt_then": "；",

@@ -10,6 +10,7 @@ if TYPE_CHECKING:
 NAME = "cudnn-flags"
 WORDS = {
     "en": {
+        "slide_headline": "Which cuDNN switch for which situation", "slide_ask": "Which path does your own training job take?",
         "cudnn_title": "cuDNN flags: which switch for which situation?",
         "yes": "yes",
         "no": "no",
@@ -25,6 +26,7 @@ WORDS = {
                "enabled = False runs PyTorch's own kernels.",
     },
     "zh": {
+        "slide_headline": "什么情况用哪个 cuDNN 开关", "slide_ask": "你自己的训练任务走的是哪条路径？",
         "cudnn_title": "cuDNN 开关：什么情况用哪个？",
         "yes": "是",
         "no": "否",

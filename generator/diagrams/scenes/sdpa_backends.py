@@ -10,6 +10,7 @@ if TYPE_CHECKING:
 NAME = "sdpa-backends"
 WORDS = {
     "en": {
+        "slide_headline": "The order in which SDPA tries its backends", "slide_ask": "Which backend would your own model reach first?",
         "sdpa_title": "scaled_dot_product_attention: default backend priority",
         "flash_detail": "fp16/bf16, CUDA, head_dim limits",
         "efficient_detail": "memory-efficient kernel",
@@ -22,6 +23,7 @@ WORDS = {
                "whose constraints the inputs meet runs.",
     },
     "zh": {
+        "slide_headline": "SDPA 依次尝试各后端的顺序", "slide_ask": "你自己的模型会先落到哪个后端？",
         "sdpa_title": "scaled_dot_product_attention：默认后端优先级",
         "flash_detail": "fp16/bf16、CUDA、head_dim 有限制",
         "efficient_detail": "省内存的内核",

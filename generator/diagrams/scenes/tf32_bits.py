@@ -10,6 +10,7 @@ if TYPE_CHECKING:
 NAME = "tf32-bits"
 WORDS = {
     "en": {
+        "slide_headline": "TF32: float32's exponent, float16's mantissa", "slide_ask": "Which bits does TF32 drop from float32?",
         "tf32_title": "Floating-point formats: sign | exponent | mantissa bits",
         "sign": "sign",
         "exponent": "exponent",
@@ -20,6 +21,7 @@ WORDS = {
                "(10 mantissa bits).",
     },
     "zh": {
+        "slide_headline": "TF32：float32 的指数，float16 的尾数", "slide_ask": "TF32 丢掉了 float32 的哪些位？",
         "tf32_title": "浮点格式：符号位 | 指数位 | 尾数位",
         "sign": "符号",
         "exponent": "指数",

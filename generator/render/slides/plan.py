@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 from PIL import Image
 
-from ...diagrams import DIAGRAM_NAMES, diagram_alt, diagram_png
+from ...diagrams import DIAGRAM_NAMES, diagram_alt, diagram_headline, diagram_png
 from ...markup import checked_part, cloze_answers, cloze_blanks, split_explanation
 from ...model import Card, Lesson, Module, Question
 from ...wording import words as all_words
@@ -260,8 +260,10 @@ class SlidePlan:
         return TableBlock(header, body)
 
     def diagram(self, name: str, lesson: Lesson) -> SlideSpec:
-        return SlideSpec("Diagram", f"diagram:{name}", f"🖼️ {self.t(lesson.title)}", (self._picture(name),),
-                         self._notes("diagram"), self.job.item_mark(lesson.facts))
+        headline, ask = diagram_headline(name, self.job.lang)
+        notes = self._notes("diagram")
+        return SlideSpec("Diagram", f"diagram:{name}", headline, (self._picture(name),),
+                         Notes(notes.say, ask, notes.minutes), self.job.item_mark(lesson.facts))
 
     # -------------------------------------------------------------- quiz
     def _stem(self, question: Question, size: float, bold: bool) -> list[Block]:

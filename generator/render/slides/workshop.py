@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import unicodedata
 
+from ...diagrams import diagram_headline
 from ...markup import segments, split_explanation
 from ...model import Lesson, Question, Workshop
 from ...wording import words as all_words
@@ -237,9 +238,10 @@ class WorkshopPlan(SlidePlan):
         return fact if fact and display_width(fact) <= HEADLINE_COLUMNS else title
 
     def diagram(self, name: str, lesson: Lesson) -> SlideSpec:
+        headline, ask = diagram_headline(name, self.job.lang)
         notes = self._wnotes("diagram", takeaway=self.t(lesson.takeaway) or self.t(lesson.title))
-        return SlideSpec("Diagram", f"diagram:{name}", f"🖼️ {self.t(lesson.title)}", (self._picture(name),),
-                         notes, self.job.item_mark(lesson.facts))
+        return SlideSpec("Diagram", f"diagram:{name}", headline, (self._picture(name),),
+                         Notes(notes.say, ask, 0), self.job.item_mark(lesson.facts))
 
     # -------------------------------------------------------------- quiz
     def quiz(self, question: Question) -> SlideSpec:
