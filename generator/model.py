@@ -280,8 +280,22 @@ class Lesson(Strict):
     facts: list[Id] = []
     flags: list[FlagRow] = []  # the flags it teaches, for the handout's cheat table
     # a game: the table's first column holds situations, the others their answers; a workshop deck
-    # shows the situations first and the answers a click later
+    # shows the situations first and the answers a click later. Its rows are advice by their nature
+    # (what to pick where), so they carry no ℹ mark (``statements`` counts them as explanation).
     game: bool = False
+
+    @model_validator(mode="after")
+    def _game_rows_unmarked(self):
+        if not self.game:
+            return self
+        if self.table is None:
+            raise ValueError("a game needs a table: its situations and their answers")
+        for number, row in enumerate(self.table.rows, 1):
+            for cell in row:
+                if any((text or "").lstrip().startswith("ℹ") for text in (cell.en, cell.zh)):
+                    raise ValueError(f"row {number} of a game marks a cell with ℹ: a game's rows are advice "
+                                     "by their nature, so drop the mark")
+        return self
 
 
 class CardBase(Strict):
