@@ -89,7 +89,15 @@ _WORD = re.compile(r"(?<![\w.:/@$=-])(?:[A-Za-z][a-z]+(?![\w.(/@=-]|::)|e\.g\.)"
 NEUTRAL_WORDS = frozenset({"True", "False", "None"})  # Python's constants read the same in every deck
 
 
+# A comment quoting what the program prints reads the same in every deck: a C++ name (aten::, at::), a
+# "key : value" row, a log line's comma-joined fields, an elided path (.../torch/...), an object's repr
+# (DSLController(...)), or a line indented under its command (#   numactl ...).
+_OUTPUT = re.compile(r"::|\S\s+:\s|\w,\w|\.\.\./|^#\s*[A-Z]\w*\(|^#\s{3,}\S")
+
+
 def prose_words(comment: str) -> list[str]:
-    """The words of prose in a comment (``# on a CPU build`` -> on, a, CPU... lower-case words only);
-    ``# True``, ``# 'tf32'``, ``# cudnn.enabled`` and ``# 0.5`` hold none."""
+    """The words of prose in a comment (``# on a CPU build`` -> on, a: words in lower case or capitalised);
+    ``# True``, ``# 'tf32'``, ``# cudnn.enabled``, ``# 0.5`` and printed output (``_OUTPUT``) hold none."""
+    if _OUTPUT.search(comment.strip()):
+        return []
     return [word for word in _WORD.findall(_QUOTED.sub(" ", comment)) if word not in NEUTRAL_WORDS]
