@@ -96,7 +96,8 @@ _OUTPUT = re.compile(r"::|\S\s+:\s|\w,\w|\.\.\./|^#\s*[A-Z]\w*\(|^#\s{3,}\S")
 
 
 def prose_words(comment: str) -> list[str]:
-    """The words of prose in a comment (``# on a CPU build`` -> on, a: words in lower case or capitalised);
+    """The words of prose in a comment (``# on a CPU build`` -> on, build: words of two letters or more, in
+    lower case or capitalised);
     ``# True``, ``# 'tf32'``, ``# cudnn.enabled``, ``# 0.5`` and printed output (``_OUTPUT``) hold none."""
     if _OUTPUT.search(comment.strip()):
         return []
