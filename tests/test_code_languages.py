@@ -8,9 +8,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from card_layout import PHONE, Frame, anki_sides, measure
 from pptx import Presentation
 
-from card_layout import PHONE, Frame, anki_sides, measure
 from generator import ledger
 from generator.loader import load_course
 from generator.render import anki, slides
