@@ -148,10 +148,9 @@ def _evidence(course, item) -> str:
         value = getattr(item, name, None)
         if value is not None and hasattr(value, "en"):
             parts.append(value.en)
-    for name in ("code",):
-        value = getattr(item, name, None)
-        if isinstance(value, str):
-            parts.append(value)
-        elif isinstance(value, list):
-            parts += [example.code for example in value]
+    value = getattr(item, "code", None)
+    if isinstance(value, list):
+        parts += [example.code_in("en") for example in value]
+    elif value is not None:
+        parts.append(item.code_in("en"))
     return "\n".join(parts)
