@@ -8,13 +8,12 @@ both; the outputs show the deck's language (``Code.get``).
 """
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 from typing import Annotated, Optional
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
-from pygments.token import Comment
-
-from .highlight import tokens
 
 
 class Code(BaseModel):
@@ -41,7 +40,13 @@ LocalCode = Annotated[Code, BeforeValidator(_from_plain_string)]
 
 
 def _is_comment(kind) -> bool:
+    from pygments.token import Comment  # Pygments is imported only where a sample needs its lexer
     return kind in Comment and kind not in Comment.Preproc  # C's #include is code
+
+
+def tokens(code: str, language: str):
+    from .highlight import tokens as lexed
+    return lexed(code, language)
 
 
 def comments(code: str, language: str) -> list[tuple[int, str]]:
@@ -58,8 +63,25 @@ def comments(code: str, language: str) -> list[tuple[int, str]]:
 def program_lines(code: str, language: str) -> list[tuple[int, str]]:
     """``(0-based line, text)`` of each line of ``code`` that holds code, its comment cut off and its
     trailing blanks dropped: what must read the same in every language's version."""
-    kept = "".join("\n" * text.count("\n") if _is_comment(kind) else text for kind, text in tokens(code, language))
+    kept = _without_python_comments(code) if language == "python" else None
+    if kept is None:  # another language, or Python that the tokenizer refuses (an excerpt)
+        kept = "".join("\n" * text.count("\n") if _is_comment(kind) else text for kind, text in tokens(code, language))
     return [(number, line.rstrip()) for number, line in enumerate(kept.split("\n")) if line.strip()]
+
+
+def _without_python_comments(code: str) -> Optional[str]:
+    """``code`` with its comments cut off, as Python's own tokenizer finds them: the same cut as Pygments'
+    (a ``#`` inside a string is no comment) at a small part of the cost, since every load checks every
+    sample. None where the tokenizer refuses the text."""
+    lines = code.split("\n")
+    try:
+        found = [token.start for token in tokenize.generate_tokens(io.StringIO(code).readline)
+                 if token.type == tokenize.COMMENT]
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    for row, column in found:
+        lines[row - 1] = lines[row - 1][:column]
+    return "\n".join(lines)
 
 
 def difference(code: Code, language: str) -> Optional[tuple[int, str]]:
