@@ -89,11 +89,12 @@ def lint(course: Course) -> list[Finding]:
             for field in ("notes", "ask"):
                 if getattr(lesson, field) is None:
                     findings.append(Finding(where, f"{lesson.id}.{field}", "a lesson needs speaker notes and a question for the room"))
-    from .zh_style import punctuation_findings  # it walks texts with this module's helpers
+    from .code_comments import comment_findings  # they walk texts with this module's helpers
+    from .zh_style import punctuation_findings
 
     return (findings + item_findings(course) + statement_findings(course) + card_findings(course)
             + question_findings(course) + glossary_findings(course) + authoring_findings(course)
-            + punctuation_findings(course))
+            + punctuation_findings(course) + comment_findings(course))
 
 
 def statement_findings(course: Course) -> list[Finding]:
@@ -243,7 +244,7 @@ def _same_questions(cards) -> list[tuple]:
     by_names: dict[frozenset[str], list] = {}
     for card in cards:
         if card.kind == "code":
-            by_code.setdefault(" ".join(card.code.split()), []).append(card)
+            by_code.setdefault(" ".join(card.code.en.split()), []).append(card)
         else:
             by_names.setdefault(_names(_prompt(card)), []).append(card)
     for group in by_code.values():
@@ -315,7 +316,7 @@ class _QuestionShape:
 
     @classmethod
     def of(cls, question) -> "_QuestionShape":
-        asked = f"{question.stem.en}\n{question.code or ''}"
+        asked = f"{question.stem.en}\n{question.code_in('en')}"
         right = sorted(split_explanation(option.text.en)[0] for option in question.options if option.correct)
         return cls(tuple(_WORD.findall(asked.lower())),
                    frozenset(_SUBJECT_NAME.findall(asked)) | {v.lower() for v in _SUBJECT_VALUE.findall(asked)},

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from .atomic import atomic_write_bytes, read_regular
+from .code_text import difference
 from .defaults import asserted_default
 from .diagrams import DIAGRAM_NAMES
 from .errors import ContentError, Problem
@@ -55,6 +56,7 @@ def load_course(content_dir: str | Path, cache_dir: Optional[Path] = None) -> Co
         if result is not None:
             loaded.append(result)
     origins = _cross_check(loaded, problems)
+    problems += [problem for name, module, positions in loaded for problem in _code_problems(name, module, positions)]
     workshops = _load_workshops(workshop_file, problems, cache_dir, to_cache, loaded) \
         if workshop_file.exists() or workshop_file.is_symlink() else ()
     if problems:
@@ -337,6 +339,30 @@ def _cross_check(loaded: list[Loaded], problems: list[Problem]) -> dict[tuple[st
             for f_index, row in enumerate(lesson.flags):
                 problems += _flag_row_problems(row, facts, name, positions, ("lessons", index, "flags", f_index))
     return origins
+
+
+def _code_problems(name: str, module: Module, positions: Positions) -> list[Problem]:
+    """Each code sample written per language whose Chinese version is another program than its English
+    one (``code_text.difference``), located on the zh line that differs."""
+    found = []
+    for section, index, number, holder in module.code_samples():
+        at: NodePath = (section, index, "code") + ((number - 1, "code") if section == "lessons" else ())
+        differs = difference(holder.code, holder.language)
+        if differs is not None:
+            zh_line, message = differs
+            line, col = positions[at + ("zh",)]
+            found.append(Problem(name, _text_line(name, line, col) + zh_line, col, _dotted(at + ("zh",)), message))
+    return found
+
+
+def _text_line(name: str, line: int, col: int) -> int:
+    """The line a scalar's text starts on: the next one for a block scalar (``|``, ``>``), whose node starts
+    at its indicator."""
+    try:
+        written = Path(name).read_text(encoding="utf-8").splitlines()[line - 1]
+    except (OSError, IndexError, UnicodeDecodeError):
+        return line
+    return line + 1 if written[col - 1:col] in ("|", ">") else line
 
 
 def _flag_row_problems(row: FlagRow, facts: dict[str, Fact], name: str, positions: Positions,

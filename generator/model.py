@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
+from .code_text import LocalCode
 from .markup import has_cloze
 from .text import LocalText
 from .worker import CAPABILITIES, TYPE_NAMES
@@ -234,8 +235,22 @@ class Quote(Strict):
 Runs = Literal["yes", "raises", "fragment", "gpu"]
 
 
-class CodeExample(Strict):
-    code: str = Field(min_length=1)
+class ShowsCode:
+    """An item or example that shows a code sample (``code``, written once or per language: ``code_text``)."""
+
+    if TYPE_CHECKING:  # the fields of the models that show code (not fields of this mixin)
+        code: Any
+        language: str
+        runs: str
+
+    def code_in(self, lang: str) -> str:
+        """The sample as the ``lang`` deck shows it, its comments in that language where written so;
+        '' where the item shows none."""
+        return self.code.get(lang) if self.code is not None else ""
+
+
+class CodeExample(ShowsCode, Strict):
+    code: LocalCode
     language: str = "python"
     caption: Optional[LocalText] = None
     runs: Runs = "yes"
@@ -280,8 +295,22 @@ class Lesson(Strict):
     facts: list[Id] = []
     flags: list[FlagRow] = []  # the flags it teaches, for the handout's cheat table
     # a game: the table's first column holds situations, the others their answers; a workshop deck
-    # shows the situations first and the answers a click later
+    # shows the situations first and the answers a click later. Its rows are advice by their nature
+    # (what to pick where), so they carry no ℹ mark (``statements`` counts them as explanation).
     game: bool = False
+
+    @model_validator(mode="after")
+    def _game_rows_unmarked(self):
+        if not self.game:
+            return self
+        if self.table is None:
+            raise ValueError("a game needs a table: its situations and their answers")
+        for number, row in enumerate(self.table.rows, 1):
+            for cell in row:
+                if any((text or "").lstrip().startswith("ℹ") for text in (cell.en, cell.zh)):
+                    raise ValueError(f"row {number} of a game marks a cell with ℹ: a game's rows are advice "
+                                     "by their nature, so drop the mark")
+        return self
 
 
 class CardBase(Strict):
@@ -333,10 +362,10 @@ class McqCard(CardBase):
         return self
 
 
-class CodeCard(CardBase):
+class CodeCard(ShowsCode, CardBase):
     kind: Literal["code"]
     front: LocalText
-    code: str = Field(min_length=1)
+    code: LocalCode
     language: str = "python"
     runs: Runs = "yes"
     back: LocalText
@@ -350,11 +379,11 @@ Card = Annotated[
 POINTS = {"single": 1, "truefalse": 1, "multi": 2, "scenario": 3}  # a question's points unless it says
 
 
-class Question(Strict):
+class Question(ShowsCode, Strict):
     id: Id
     kind: Literal["single", "multi", "truefalse", "scenario"]
     stem: LocalText
-    code: Optional[str] = None
+    code: Optional[LocalCode] = None
     language: str = "python"
     runs: Runs = "yes"
     options: list[Option] = Field(min_length=2)
@@ -409,6 +438,17 @@ class Module(Strict):
 
     def display_title(self, lang: str) -> str:
         return self.title.get(lang) if self.title else self.module
+
+    def code_samples(self) -> list[tuple[str, int, int, ShowsCode]]:
+        """``(section, item index, number, holder)`` of each code sample, in the order written: a lesson's
+        examples (numbered from 1, the holder an example), a code card's and a question's (number 1)."""
+        found: list[tuple[str, int, int, ShowsCode]] = [
+            ("lessons", index, number, example) for index, lesson in enumerate(self.lessons)
+            for number, example in enumerate(lesson.code, 1)]
+        found += [("cards", index, 1, card) for index, card in enumerate(self.cards) if isinstance(card, CodeCard)]
+        found += [("questions", index, 1, question) for index, question in enumerate(self.questions)
+                  if question.code is not None]
+        return found
 
 
 class WorkshopStep(Strict):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from .wording import words
 
-_COMMENT = {"python": "# ", "bash": "# ", "sh": "# ", "shell": "# ", "console": "# ", "yaml": "# ", "toml": "# ",
+COMMENT_MARK = {"python": "# ", "bash": "# ", "sh": "# ", "shell": "# ", "console": "# ", "yaml": "# ", "toml": "# ",
             "c": "// ", "cpp": "// ", "c++": "// ", "cuda": "// "}
 
 
@@ -22,7 +22,7 @@ def as_shown(code: str, language: str, runs: str, lang: str) -> str:
     """``code`` as the outputs show it: with a comment line saying it is an excerpt or needs a GPU."""
     if runs not in ("fragment", "gpu") or not code:
         return code
-    comment = _COMMENT.get(language.lower(), "# ")
+    comment = COMMENT_MARK.get(language.lower(), "# ")
     return f"{comment}{words(lang)['sample'][runs]}\n{code}"
 
 
@@ -44,16 +44,11 @@ def samples(course) -> list[Sample]:
         return tuple(course.fact(f).torch for f in item.facts if f in course.defined_ids("facts"))
 
     for module in course.modules:
-        for lesson in module.lessons:
-            for number, example in enumerate(lesson.code, 1):
-                if example.language == "python":
-                    found.append(Sample(lesson.id, "lessons", number, example.code, example.runs, releases(lesson)))
-        for card in module.cards:
-            if card.kind == "code" and card.language == "python":
-                found.append(Sample(card.id, "cards", 1, card.code, card.runs, releases(card)))
-        for question in module.questions:
-            if question.code and question.language == "python":
-                found.append(Sample(question.id, "questions", 1, question.code, question.runs, releases(question)))
+        for section, index, number, holder in module.code_samples():
+            if holder.language == "python":
+                item = getattr(module, section)[index]
+                # either language's version: the loader proved them the same program
+                found.append(Sample(item.id, section, number, holder.code_in("en"), holder.runs, releases(item)))
     return found
 
 

@@ -3,7 +3,7 @@
 A statement is a sentence of a text that answers or teaches: a card's answer, an option's
 why, a lesson's point, table row or takeaway. The part of a text before ``ℹ`` states fact
 (its item's cited facts must entail it); from ``ℹ`` on it explains or advises (``markup``).
-An analogy is explanation by its nature. ``lint`` checks the fact part mechanically
+An analogy, and a game's row (what to pick where), is explanation by its nature. ``lint`` checks the fact part mechanically
 (numbers, GPU behaviour); ``counts`` gives the totals the README states per output.
 """
 from __future__ import annotations
@@ -27,7 +27,7 @@ class LearnerText:
     field: str  # e.g. "options[2].why", "points[0]"
     en: str
     outputs: tuple[str, ...]
-    explanation_only: bool = False  # an analogy: explanation whatever it says
+    explanation_only: bool = False  # an analogy or a game's row: explanation whatever it says
 
     @property
     def parts(self) -> tuple[str, str]:
@@ -50,7 +50,8 @@ def texts(course) -> Iterator[LearnerText]:
             if lesson.table:
                 for row_index, row in enumerate(lesson.table.rows):
                     line = "; ".join(cell.en for cell in row)
-                    yield LearnerText("lessons", lesson, f"table.rows[{row_index}]", line, ("slides",))
+                    yield LearnerText("lessons", lesson, f"table.rows[{row_index}]", line, ("slides",),
+                                      explanation_only=lesson.game)
             if lesson.takeaway:
                 yield LearnerText("lessons", lesson, "takeaway", lesson.takeaway.en, ("slides",))
             if lesson.analogy:
@@ -147,10 +148,9 @@ def _evidence(course, item) -> str:
         value = getattr(item, name, None)
         if value is not None and hasattr(value, "en"):
             parts.append(value.en)
-    for name in ("code",):
-        value = getattr(item, name, None)
-        if isinstance(value, str):
-            parts.append(value)
-        elif isinstance(value, list):
-            parts += [example.code for example in value]
+    value = getattr(item, "code", None)
+    if isinstance(value, list):
+        parts += [example.code_in("en") for example in value]
+    elif value is not None:
+        parts.append(item.code_in("en"))
     return "\n".join(parts)

@@ -69,6 +69,11 @@ def test_a_file_with_only_module_and_facts_is_valid(tmp_path):
      "    check: {exists: torch}\n", 6, "facts[1].id", "duplicate id 'a'"),
     ("module: torch.backends.x\nmodule: torch.backends.y\n", 2, "module", "duplicate key"),
     ("module: torch.backends.x\nfacts: [\n", 3, "", "invalid YAML"),
+    ("module: torch.backends.x\nlessons:\n  - id: l\n    title: t\n    game: true\n    table:\n"
+     "      columns: [Situation, Pick]\n      rows:\n        - ['ℹ fixed shapes', 'benchmark']\n",
+     3, "lessons[0]", "a game's rows are advice by their nature"),
+    ("module: torch.backends.x\nlessons:\n  - id: l\n    title: t\n    game: true\n", 3, "lessons[0]",
+     "a game needs a table"),
 ])
 def test_bad_input_names_file_line_and_field(tmp_path, text, line, field, message):
     write(tmp_path, "bad.yaml", text)

@@ -465,7 +465,7 @@ def test_no_question_runs_over_a_page_break(en, zh, lab_course):
                 page = pdf.page_of(as_in_pdf(question.stem.get(job.lang)))
                 for option in question.options:
                     assert pdf.page_of(as_in_pdf(option.text.get(job.lang))) == page, (letter, question.id)
-                for line in (question.code or "").splitlines():
+                for line in question.code_in(job.lang).splitlines():
                     assert without_spaces(line) in pdf.pages[page], (letter, question.id, line)
             scenario = pdf.page_of(as_in_pdf(by_word(lab_course, "garnet").stem.get(job.lang)))
             writing = {"en": "✎Explainyourchoiceontheanswersheet,inbox", "zh": "✎请在答题卡第"}[job.lang]
@@ -1222,7 +1222,7 @@ def test_shipped_questions_sit_on_every_sheet_in_one_piece(lang, shipped, course
             block = without_spaces(page[start:end if end > start else len(page)])
             for option in question.options:
                 assert as_in_pdf(option.text.get(lang)) in block, (lang, letter, number, question.id)
-            for line in (question.code or "").splitlines():
+            for line in question.code_in(lang).splitlines():
                 assert without_spaces(line) in block, (lang, letter, number, question.id, line)
 
 

@@ -228,6 +228,9 @@ def test_a_game_gives_a_verdict_for_every_pick_and_keeps_it(browser, shipped_sit
     first_row = lesson.table.rows[0]
     page = open_page(browser, shipped_site / "zh" / f"{module.name}.html")
     game = page.locator(f"#g-{lesson.id}")
+    situations = game.locator(".situation .what")
+    assert [situations.nth(i).inner_text() for i in range(situations.count())] == \
+        [plain(row[0].zh) for row in lesson.table.rows]  # as written: no ℹ before a situation
     picks = game.locator(".pick select")
     assert picks.count() == len(lesson.table.rows) * (len(lesson.table.columns) - 1)
     for column, cell in enumerate(first_row[1:]):  # the first situation right, the rest left open

@@ -41,7 +41,7 @@ def pygments_tokens(code: str, language: str):
 def all_code(course):
     for card in course.cards:
         if card.kind == "code":
-            yield card.code, card.language
+            yield from ((card.code_in(lang), card.language) for lang in ("en", "zh"))
     for fact in course.facts:
         check = fact.check.as_dict()
         for kind in ("snippet", "raises", "expr"):

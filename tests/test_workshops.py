@@ -505,7 +505,7 @@ def test_the_script_holds_the_workshops_code_in_order_and_runs(handouts, course)
                    if lesson.id == lesson_id for example in lesson.code]
         assert len(cells) == len(samples)
         for cell, example in zip(cells, samples):
-            lines = [line for line in example.code.strip().split("\n") if line.strip()]
+            lines = [line for line in example.code_in("en").strip().split("\n") if line.strip()]
             assert all(line.strip() in cell for line in lines)
     done = subprocess.run([sys.executable, scripts["intro"].name], cwd=scripts["intro"].parent, capture_output=True,
                           text=True, timeout=300)
@@ -550,7 +550,7 @@ def test_each_code_slide_names_its_cell_of_the_script(built, handouts, course):
         if slide_kind(slide) == "code":
             _, lesson_id, number = slide_name(slide).split(":")[:3]
             cell = int(re.search(r"cell (\d+)", _notes(slide)[0])[1])
-            first = lessons[lesson_id].code[int(number) - 1].code.strip().split("\n")[0]
+            first = lessons[lesson_id].code[int(number) - 1].code_in("en").strip().split("\n")[0]
             assert cells[cell - 1].startswith(f" [{cell}]") and first in cells[cell - 1]
             named += 1
     assert named == len(cells)

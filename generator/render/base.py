@@ -52,11 +52,12 @@ class RenderJob:
         return words(self.lang)["multi_hint"] if takes_many_answers(item) else ""
 
     def code(self, owner) -> str:
-        """The code of a lesson's example, a code card or a question as shown: with a first comment line
-        where it is an excerpt or needs a GPU (``samples.as_shown``)."""
+        """The code of a lesson's example, a code card or a question as shown: its comments in this job's
+        language (``ShowsCode.code_in``), with a first comment line where it is an excerpt or needs a GPU
+        (``samples.as_shown``)."""
         from ..samples import as_shown
 
-        return as_shown(owner.code or "", owner.language, owner.runs, self.lang)
+        return as_shown(owner.code_in(self.lang), owner.language, owner.runs, self.lang)
 
     def t(self, text: Text | str | None) -> str:
         """``text`` in this job's language (English where no translation exists)."""

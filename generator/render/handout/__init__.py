@@ -166,7 +166,7 @@ def script(course: Course, workshop: Workshop) -> str:
         for example in lesson.code:
             cell += 1
             out += [f"# %% [{cell}] {lesson.title.en}" + (f": {example.caption.en}" if example.caption else "")]
-            out += _runnable(example.code, example.language, example.runs, phrases) + [""]
+            out += _runnable(example.code_in("en"), example.language, example.runs, phrases) + [""]
     return "\n".join(out)
 
 
