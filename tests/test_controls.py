@@ -65,6 +65,12 @@ RIVALS = {
                            [("cuDNN starts disabled", "torch.backends.cudnn.enabled = False"),
                             ("a world that cannot be built", "raise ValueError('no such world')")],
                            "missed", ["ruled-out", "error"]),
+    # inspect.signature follows __wrapped__: the wrapper a user calls is judged by its own parameters
+    "rival-wrapped-signature": ({"signature": "torch.backends.cuda.is_built", "params": []},
+                                [("is_built takes an optional device, behind a functools.wraps wrapper",
+                                  "import functools\nreal = torch.backends.cuda.is_built\n@functools.wraps(real)\n"
+                                  "def is_built(device=None):\n    return real()\ntorch.backends.cuda.is_built = is_built")],
+                                "caught", ["ruled-out"]),
 }
 
 
@@ -174,7 +180,7 @@ def test_each_rival_world_is_judged_at_the_checks_assertion(rivalled, fact_id):
 
 def test_rivals_are_counted(rivalled):
     counts = rivalled.rival_counts()
-    assert counts == {"facts": 4, "rivals": 5, "ruled-out": 2, "passes": 1, "crashed": 1, "error": 1}
+    assert counts == {"facts": 5, "rivals": 6, "ruled-out": 3, "passes": 1, "crashed": 1, "error": 1}
     assert "no such world" in rivalled.results["rival-world-broken"].control[1]
 
 

@@ -36,6 +36,8 @@ CASES = {
     "type-module": ({"type": "torch.backends.xnnpack", "is": "module"}, "pass", {}),
     "signature-pass": ({"signature": "torch.backends.cuda.preferred_linalg_library", "params": ["backend"]}, "pass", {}),
     "signature-fail": ({"signature": "torch.backends.cuda.preferred_linalg_library", "params": []}, "fail", {}),
+    # an lru_cache wrapper only forwards (*args, **kwargs): the parameters are those of what it wraps
+    "signature-forwarder": ({"signature": "torch.backends.mps.is_available", "params": []}, "pass", {}),
     "expr-pass": ({"expr": "torch.backends.cudnn.benchmark is False"}, "pass", {}),
     "expr-fail": ({"expr": "torch.backends.cudnn.benchmark"}, "fail", {}),
     "expr-raises": ({"expr": "1 / 0"}, "fail", {}),

@@ -214,9 +214,28 @@ def _run_signature(target, check):
         params = list(inspect.signature(value).parameters)
     except (TypeError, ValueError) as err:
         raise _Crash("%s has no inspectable signature: %s" % (target, err))
-    if params == list(check["params"]):
-        return "pass", ""
-    return "fail", "expected parameters %s, actual %s" % (check["params"], params)
+    if params != list(check["params"]):
+        return "fail", "expected parameters %s, actual %s" % (check["params"], params)
+    own = _own_parameters(value)
+    if own is not None and own != list(check["params"]):
+        return "fail", "expected parameters %s, actual %s (its wrapper's own; %s only shows what it wraps)" % (
+            check["params"], own, params)
+    return "pass", ""
+
+
+def _own_parameters(value):
+    """The parameters of the function a user actually calls, where ``inspect.signature`` reports another one
+    (it follows ``__wrapped__``, so a ``functools.wraps`` wrapper shows the signature of what it wraps);
+    None where there is no wrapper, or where the wrapper only forwards ``*args, **kwargs`` (``lru_cache``)."""
+    if getattr(value, "__wrapped__", None) is None:
+        return None
+    try:
+        own = inspect.signature(value, follow_wrapped=False).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if [p.kind for p in own] == [inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD]:
+        return None
+    return [p.name for p in own]
 
 
 def _run_expr(target, check):
