@@ -847,3 +847,24 @@ def test_chinese_labels_end_in_a_full_width_colon(built, drawn, handouts, worksh
     assert reviews and links
     for text in (*reviews, *links):
         assert not re.search(r"[\u3000-\u9fff\uff00-\uffef)）]\s*:\s", text), re.findall(r".{12}[^\S\n]*:\s.{8}", text)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("workshop_id", SHIPPED)
+def test_a_section_slide_promises_only_what_the_workshop_teaches(built, drawn, course, workshop_id, lang):
+    """As drawn: a module's section slide shows the module's summary (all it covers) only where the
+    workshop teaches every lesson of the module; otherwise only the lessons taught."""
+    job, prs, _ = built[(workshop_id, lang)]
+    pages = _pdf_text(drawn[(workshop_id, lang)])
+    taught = set(course.workshop(workshop_id).lesson_ids)
+    modules = {m.name: m for m in course.modules}
+    partial = 0
+    for number, slide in enumerate(prs.slides):
+        if slide_kind(slide) != "section":
+            continue
+        module = modules[slide_name(slide).split(":")[1]]
+        summary = _squeeze(job.t(module.summary).replace("`", ""))
+        whole = taught >= {lesson.id for lesson in module.lessons}
+        assert (summary in _squeeze(pages[number])) == whole, (number + 1, module.name, whole)
+        partial += not whole
+    assert partial >= 1

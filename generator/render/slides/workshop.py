@@ -132,11 +132,12 @@ class WorkshopPlan(SlidePlan):
 
     # ------------------------------------------------------------ module
     def stretch(self, module, index: int) -> SlideSpec:
-        """The section slide of the module's stretch starting at segment ``index``: its path, summary
-        and the lessons of it the workshop teaches now."""
+        """The section slide of the module's stretch starting at segment ``index``: its path, the lessons of
+        it the workshop teaches now, and the module's summary only where the workshop teaches all of the
+        module (a summary of the whole promises what a workshop teaching part of it leaves out)."""
         taught = [self.lessons[s.ref] for s in stretch_of(self.segments, index) if s.kind == "lesson"]
         paras = [Para((Span(module.module, mono=True),), BODY_PT)]
-        if module.summary:
+        if module.summary and set(self.workshop.lesson_ids) >= {lesson.id for lesson in module.lessons}:
             paras.append(Para(inline(self.t(module.summary)), BODY_PT, before=8))
         paras += [Para((Span(f"{n}.  ", bold=True, colour="accent1"), *inline(self.t(lesson.title))), BODY_PT, before=6)
                   for n, lesson in enumerate(taught, 1)]
