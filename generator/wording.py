@@ -313,6 +313,7 @@ _COMMON = {
         "where": ("verified on torch {}", " (here)"),
         # between listed items (CUDA, MPS; A, C) and between clauses or titles: Chinese lists with 、 and ；
         "separators": (", ", "; "),
+        "label": ": ",  # between a label and what it labels (a title and its takeaway, a title and its link)
         "pass_skip": "({passed} pass, {skipped} skip)",
         "verified_mark": "✓ verified",  # a card's footer: the mark, the details (where, which claims) folded under it
         "unverified_mark": "⚠ not verified",  # the footer of a card no run verified: why, and the sources, folded
@@ -381,6 +382,7 @@ _COMMON = {
         "multi_hint": "（多选）",
         "where": ("已验证：torch {}", "（本机）"),
         "separators": ("、", "；"),
+        "label": "：",
         "pass_skip": "（{passed} 项通过，{skipped} 项跳过）",
         "verified_mark": "✓ 已验证",
         "unverified_mark": "⚠ 未验证",

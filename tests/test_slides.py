@@ -532,7 +532,7 @@ def test_the_deck_closes_with_the_take_aways(built, key):
     for lesson in lessons:
         mark = job.item_mark(lesson.facts)
         if mark:
-            assert f"{job.t(lesson.title)}: {mark}" in notes
+            assert f"{job.t(lesson.title)}{WORDS[job.lang]['label']}{mark}" in notes  # "title：" in Chinese
 
 
 # ---------------------------------------------------------------- pictures

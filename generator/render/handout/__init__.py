@@ -76,7 +76,8 @@ def handout_data(job: RenderJob, options: HandoutOptions) -> dict:
     rows = cheat_rows(job, lessons)
     data = {
         "lang": job.lang, "date": [date.year, date.month, date.day] if date else None, "title": title, "when": when,
-        "summary": job.t(workshop.summary), "words": phrases["handout"], "mark": MARK,
+        "summary": job.t(workshop.summary), "words": phrases["handout"], "label": all_words(job.lang)["label"],
+        "mark": MARK,
         "note": marked_note(job, [*lessons, *asked], rows),
         "footer": job.verified_as_of_edition(),
         "agenda": [list(row) for row in agenda_lines(segments, course, job.lang, options.start)],

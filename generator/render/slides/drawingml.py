@@ -9,13 +9,16 @@ fit module measured), so every application stacks lines the same way.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Callable, Optional, Sequence
 from xml.sax.saxutils import escape
 
+from ...markup import EXPLAIN
 from .text import Para, Span, Typefaces, line_pt
 
 EMU_PER_PT = 12700
 BULLET_HANG = 18.0  # pt a bullet hangs left of its paragraph's margin
+_EXPLAIN_MARK = re.compile(f"({EXPLAIN})")
 _XML_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
@@ -41,7 +44,12 @@ Linker = Callable[[str], str]  # an address -> the slide's relationship id for i
 
 
 def run_xml(span: Span, size: float, faces: Typefaces, lang: str, link: Optional[Linker] = None) -> str:
+    if EXPLAIN in span.text and span.text != EXPLAIN:
+        return "".join(run_xml(replace(span, text=part), size, faces, lang, link)
+                       for part in _EXPLAIN_MARK.split(span.text) if part)
     latin, ea = (faces.mono, faces.mono_ea) if span.mono else (faces.latin, faces.ea)
+    if span.text == EXPLAIN:  # its own run, drawn from the Latin font: LibreOffice takes ℹ before Chinese as
+        ea = latin            # East Asian, finds no ℹ in the CJK font and falls back to an emoji it draws blank
     flags = (' b="1"' if span.bold else ' b="0"') + (' i="1"' if span.italic else "")
     flags += ' u="sng"' if span.link and link else ""
     click = f'<a:hlinkClick r:id="{link(span.link)}"/>' if span.link and link else ""

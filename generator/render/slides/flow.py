@@ -8,6 +8,7 @@ the real font files, so what is placed here is what LibreOffice and PowerPoint d
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Optional, Sequence, Union
 
@@ -23,6 +24,8 @@ MIN_SPLIT = 0.25  # split a block onto the rest of a slide only where at least t
 SENTENCE_ENDS = set(".!?。！？")
 CLAUSE_ENDS = SENTENCE_ENDS | set(",;:，；：、")
 ELLIPSIS = "…"
+_CJK = "\u2e80-\u9fff\u3000-\u303f\uf900-\ufaff\uff00-\uffef"
+UNBREAKABLE = re.compile(f"[^\\s{_CJK}]+|[{_CJK}]")  # what a line does not break inside
 
 
 @dataclass(frozen=True)
@@ -278,7 +281,7 @@ class Flow:
                 for para in cell:
                     natural[column] = max(natural[column], pad + self.widest_line(para) / WRAP_SLACK + 2)
                     least[column] = max(least[column], pad + self._longest_word(para) / WRAP_SLACK + 2)
-        least = [min(value, width / count) for value in least]
+        least = _capped(least, width)
         if sum(natural) <= width:
             return tuple(n * width / sum(natural) for n in natural)
         spare = width - sum(least)
@@ -287,9 +290,11 @@ class Flow:
         return tuple(m + spare * w / total for m, w in zip(least, wants))
 
     def _longest_word(self, para: Para) -> float:
+        """The widest run a line cannot break inside: a word, or a single CJK character (a line may break
+        between any two)."""
         longest = 0.0
         for text, fonts in pieces(para, self.faces):
-            for word in text.split():
+            for word in UNBREAKABLE.findall(text):
                 longest = max(longest, fit.text_width(word, fonts, para.size))
         return longest
 
@@ -439,3 +444,20 @@ class Flow:
         scale = min(body.w / pixel_w, room / pixel_h)
         w, h = pixel_w * scale, pixel_h * scale
         return Placed(picture, Area(body.x + (body.w - w) / 2, y, w, h)), None
+
+
+def _capped(least: list[float], width: float) -> list[float]:
+    """Each column's least width (its longest word, kept whole) where they all fit in ``width``; else the
+    widest ones capped alike, so that they fill it (a column with short words keeps what it needs, and a
+    long name in a column beside short ones is not cut to an equal share)."""
+    if sum(least) <= width:
+        return list(least)
+    narrow_first = sorted(least)
+    room, left = width, len(least)
+    for value in narrow_first:
+        if value * left > room:
+            break
+        room -= value
+        left -= 1
+    cap = room / left
+    return [min(value, cap) for value in least]

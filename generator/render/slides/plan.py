@@ -129,6 +129,7 @@ class SlidePlan:
         self.job = job
         self.words = words(job.lang)
         self.comma, self.semicolon = all_words(job.lang)["separators"]  # between listed letters, between titles
+        self.label = all_words(job.lang)["label"]  # after a title that labels a line (": " or "：")
         self.whole_course = whole_course
 
     def t(self, text) -> str:
@@ -335,19 +336,19 @@ class SlidePlan:
     def _marks(self, lessons) -> tuple[str, ...]:
         """For the notes of a slide that recaps lessons: each lesson that rests on a fact not verified
         here (or is about some releases only), with what it says of it (the slide shows no such mark)."""
-        return tuple(f"{self.t(lesson.title)}: {mark}" for lesson in lessons
+        return tuple(f"{self.t(lesson.title)}{self.label}{mark}" for lesson in lessons
                      for mark in [self.job.item_mark(lesson.facts)] if mark)
 
     def _explained(self, lessons) -> tuple[str, ...]:
         """For the notes of a slide that recaps lessons: the explanation of each takeaway that has one."""
         phrases = all_words(self.job.lang)["workshop"]
-        return tuple(f"{phrases['explain']}{self.t(lesson.title)}: {explanation.lstrip('ℹ').strip()}"
+        return tuple(f"{phrases['explain']}{self.t(lesson.title)}{self.label}{explanation.lstrip('ℹ').strip()}"
                      for lesson in lessons
                      for fact, explanation in [split_explanation(self.t(lesson.takeaway) or "")]
                      if explanation and fact.strip())
 
     def review(self, lessons: list[Lesson]) -> SlideSpec:
-        paras = tuple(Para((Span(f"{self.t(lesson.title)}: ", bold=True), *inline(self.recap(lesson))),
+        paras = tuple(Para((Span(f"{self.t(lesson.title)}{self.label}", bold=True), *inline(self.recap(lesson))),
                            self.TAKEAWAY_PT, bullet="✔", margin=24, before=10) for lesson in lessons)
         notes = self._review_notes(lessons)
         return SlideSpec("Review", f"review:{lessons[-1].id}", self.words["review"], (TextBlock(paras),),
@@ -382,7 +383,7 @@ class SlidePlan:
                 rows.append(((Para(inline(front), 15),), (Para(inline(back), 15),)))
                 mark = self.job.item_mark(card.facts)
                 if mark:
-                    marks.append(f"{front}: {mark}")
+                    marks.append(f"{front}{self.label}{mark}")
         header = tuple((Para(inline(c, bold=True, colour="bg1"), 15),) for c in self.words["flash_columns"])
         blocks = (TableBlock(header, tuple(rows)),) if rows else ()
         return SlideSpec("Flashcards", "flashcards", self.words["flash"], blocks,

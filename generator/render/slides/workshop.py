@@ -3,7 +3,7 @@
 The slides follow the workshop's timetable (``generator.workshops.schedule``) segment by segment,
 and every slide's notes carry its segment's clock time, as the agenda does. One idea per slide:
 a lesson's points (the facts; each point's explanation goes to the notes), each code sample with
-its caption, its table (for a game: the situations first, the answers a click later) and each
+its caption as headline, its table (for a game: the situations first, the answers a click later) and each
 diagram the first time the workshop needs it. A question is asked on one slide and answered on
 the next, the why of every option in the notes. Nothing is set under 20 pt but code (16 pt).
 """
@@ -132,11 +132,12 @@ class WorkshopPlan(SlidePlan):
 
     # ------------------------------------------------------------ module
     def stretch(self, module, index: int) -> SlideSpec:
-        """The section slide of the module's stretch starting at segment ``index``: its path, summary
-        and the lessons of it the workshop teaches now."""
+        """The section slide of the module's stretch starting at segment ``index``: its path, the lessons of
+        it the workshop teaches now, and the module's summary only where the workshop teaches all of the
+        module (a summary of the whole promises what a workshop teaching part of it leaves out)."""
         taught = [self.lessons[s.ref] for s in stretch_of(self.segments, index) if s.kind == "lesson"]
         paras = [Para((Span(module.module, mono=True),), BODY_PT)]
-        if module.summary:
+        if module.summary and set(self.workshop.lesson_ids) >= {lesson.id for lesson in module.lessons}:
             paras.append(Para(inline(self.t(module.summary)), BODY_PT, before=8))
         paras += [Para((Span(f"{n}.  ", bold=True, colour="accent1"), *inline(self.t(lesson.title))), BODY_PT, before=6)
                   for n, lesson in enumerate(taught, 1)]
@@ -198,11 +199,9 @@ class WorkshopPlan(SlidePlan):
 
     def code_slide(self, lesson: Lesson, index: int) -> SlideSpec:
         example = lesson.code[index]
-        blocks: list[Block] = []
         caption = self.t(example.caption) if example.caption else ""
-        if caption:
-            blocks.append(TextBlock((Para(inline(caption, italic=True), BODY_PT),), "caption", keep_with_next=True))
-        blocks.append(CodeBlock(tuple(code_lines(self.job.code(example), example.language)), 20.0))
+        # the caption is the slide's headline: said once, as its title, not again above the code
+        blocks: list[Block] = [CodeBlock(tuple(code_lines(self.job.code(example), example.language)), 20.0)]
         notes = self._wnotes("code_raises" if example.runs == "raises" else "code",
                              script=f"{file_stem(self.workshop)}.py", cell=self.cells[lesson.id] + index,
                              caption=caption or self.t(lesson.takeaway) or self.t(lesson.title))
