@@ -780,9 +780,6 @@ def test_a_code_slide_says_its_caption_once_as_drawn(built, drawn, workshop_id, 
 
 # A table no slide can hold with its names whole, even at its columns' least widths: four dotted names of
 # 30 to 46 characters in three columns (content/backends.yaml, lesson backends-fp32-precision), reported.
-TOO_WIDE = {"table:backends-fp32-precision"}
-
-
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("workshop_id", SHIPPED)
 def test_table_cells_keep_every_name_whole_as_drawn(built, drawn, workshop_id, lang):
@@ -793,8 +790,6 @@ def test_table_cells_keep_every_name_whole_as_drawn(built, drawn, workshop_id, l
     pages = pdf_word_boxes(drawn[(workshop_id, lang)])
     checked = 0
     for number, ((_, _, words), slide) in enumerate(zip(pages, prs.slides), 1):
-        if slide_name(slide) in TOO_WIDE:
-            continue
         drawn_words = {w[4] for w in words}
         for shape in slide.shapes:
             if not shape.has_table:
