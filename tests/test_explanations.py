@@ -73,9 +73,13 @@ def test_anki_sets_the_explanation_apart(built, tmp_path):
 
 def test_slides_set_the_explanation_in_italics(built):
     (deck,) = built.glob("*.pptx")
-    runs = [run for slide in Presentation(deck).slides for shape in slide.shapes if shape.has_text_frame
-            for paragraph in shape.text_frame.paragraphs for run in paragraph.runs]
-    explanation = [run for run in runs if run.text.strip().startswith("ℹ Turn it on")]
+    paragraphs = [paragraph.runs for slide in Presentation(deck).slides for shape in slide.shapes
+                  if shape.has_text_frame for paragraph in shape.text_frame.paragraphs]
+    runs = [run for paragraph in paragraphs for run in paragraph]
+    # the explanation's runs, from its ℹ (a run of its own, in a font that has the sign) to the paragraph's end
+    explained = [paragraph for paragraph in paragraphs if "ℹ Turn it on" in "".join(run.text for run in paragraph)]
+    explanation = [run for paragraph in explained
+                   for run in paragraph[next(i for i, run in enumerate(paragraph) if "ℹ" in run.text):]]
     assert explanation and all(run.font.italic for run in explanation)
     fact = [run for run in runs if run.text == "False" and not run.font.italic]
     assert fact

@@ -318,7 +318,9 @@ CHECK_KINDS = {kind.name: kind for kind in (
               doc=('T is `bool`, `int` (not bool), `float`, `str`, `callable` (not a class), `module` or '
                    '`class`.')),
     CheckKind("signature", "path", _run_signature, companion="params", holds="names",
-              doc=('`inspect.signature(obj)` has exactly these parameter names in this order.')),
+              doc=('`inspect.signature(obj)` has exactly these parameter names in this order, and so does the function a '
+                   'user calls where that is a wrapper (`functools.wraps` makes `inspect.signature` show what it wraps; '
+                   'a wrapper that only forwards `*args, **kwargs`, such as `lru_cache`, is judged by what it wraps).')),
     CheckKind("expr", "code", _run_expr, rank=2, parse_mode="eval", final_test="expression",
               doc=('the expression, evaluated with `torch` imported, is truthy (an expression that raises '
                    'crashes: a fail not at its own test).')),
