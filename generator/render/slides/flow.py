@@ -359,7 +359,9 @@ class Flow:
         if page_used and (not splittable or block.keep_with_next or
                           (self.presenting and block.kind != "plain" and height <= body.h)):
             return None, block
-        head, rest = self.split_paras(block.paras, body.w, block.style, room)
+        head, rest = self.split_paras(block.paras, body.w, block.style, self._split_room(block, height, room, page_used))
+        if head is None:
+            head, rest = self.split_paras(block.paras, body.w, block.style, room)
         if head is None and not page_used:  # a fresh slide takes what it can, however it is cut
             head, rest = self.split_paras(block.paras, body.w, block.style, room, prefer=False)
         if head is None:
@@ -367,6 +369,15 @@ class Flow:
         top = replace(block, paras=head)
         placed = Placed(top, Area(body.x, y, body.w, self.text_height(head, body.w, block.style)))
         return placed, replace(block, paras=rest)
+
+    def _split_room(self, block, height: float, room: float, page_used: bool) -> float:
+        """Where a presented text block that starts a slide and needs two is cut: about half way, so the
+        second slide is not a line or two of leftovers (a take-aways list of nine: five and four, not seven
+        and two). Elsewhere, and where three slides are needed, as much as fits."""
+        if not self.presenting or page_used or height > 2 * room:
+            return room
+        _, top, _, bottom = block.style.insets
+        return min(room, (height + top + bottom) / 2 + 1)
 
     def _next_slide(self, block, page_used: bool):
         if not page_used:
