@@ -257,6 +257,28 @@ def test_at_most_1_3_slides_a_minute_and_real_notes_on_every_slide(built, course
         assert not re.search(r"\{\w+\}", "\n".join(lines)), slide_name(slide)
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("workshop_id", SHIPPED)
+def test_a_code_slide_asks_the_room_about_its_own_print(built, course, workshop_id, lang):
+    """A code slide's notes ask the room to predict the sample's first printed line by name, not a stock
+    'what will it print?' repeated on every code slide."""
+    _, prs, _ = built[(workshop_id, lang)]
+    lessons = {lesson.id: lesson for lesson in course.lessons}
+    asked = 0
+    for slide in prs.slides:
+        name = slide_name(slide)
+        if not name.startswith("code:") or ":cont" in name:
+            continue
+        _, lesson_id, number = name.split(":")
+        example = lessons[lesson_id].code[int(number) - 1]
+        prints = [line.split("  #")[0].strip() for line in example.code_in(lang).splitlines()
+                  if line.strip().startswith("print(")]
+        if example.runs != "raises" and prints:
+            assert f"“{prints[0]}”" in "\n".join(_notes(slide)), name
+            asked += 1
+    assert asked > 0
+
+
 AUTHOR_ONLY = re.compile(r"\d+ pass|\d+ skip|`|seed chat|source note|Checked with", re.I)
 
 

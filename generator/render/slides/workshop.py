@@ -39,6 +39,16 @@ def plain(text: str) -> str:
     return "".join(segment.text for segment in segments(text))
 
 
+
+def first_print(code: str) -> str:
+    """The first ``print(...)`` line of a sample, its comment cut off: what the speaker asks the room to
+    predict ('' where the sample prints nothing)."""
+    for line in code.splitlines():
+        statement = line.split("  #")[0].strip()
+        if statement.startswith("print("):
+            return statement
+    return ""
+
 class WorkshopPlan(SlidePlan):
     """The slides of one workshop, started at ``start`` (minutes after midnight)."""
 
@@ -202,9 +212,10 @@ class WorkshopPlan(SlidePlan):
         caption = self.t(example.caption) if example.caption else ""
         # the caption is the slide's headline: said once, as its title, not again above the code
         blocks: list[Block] = [CodeBlock(tuple(code_lines(self.job.code(example), example.language)), 20.0)]
-        notes = self._wnotes("code_raises" if example.runs == "raises" else "code",
-                             script=f"{file_stem(self.workshop)}.py", cell=self.cells[lesson.id] + index,
-                             caption=caption or self.t(lesson.takeaway) or self.t(lesson.title))
+        printed = first_print(self.job.code(example))
+        kind = "code_raises" if example.runs == "raises" else "code" if printed else "code_silent"
+        notes = self._wnotes(kind, script=f"{file_stem(self.workshop)}.py", cell=self.cells[lesson.id] + index,
+                             caption=caption or self.t(lesson.takeaway) or self.t(lesson.title), line=printed)
         headline = caption or self.ww["code_title"].format(title=self.t(lesson.title))
         return SlideSpec("Lesson", f"code:{lesson.id}:{index + 1}", headline, tuple(blocks),
                          Notes(notes.say, notes.ask, 0, self.job.verified_where(lesson.facts)),
