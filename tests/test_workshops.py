@@ -279,6 +279,27 @@ def test_a_code_slide_asks_the_room_about_its_own_print(built, course, workshop_
     assert asked > 0
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("workshop_id", SHIPPED)
+def test_an_answer_slide_asks_about_its_own_wrong_option(built, workshop_id, lang):
+    """An answer slide's notes name the question's first wrong option as shown, not a stock 'who picked a
+    wrong option?' on every answer slide."""
+    _, prs, _ = built[(workshop_id, lang)]
+    asked = 0
+    for slide in prs.slides:
+        name = slide_name(slide)
+        if not name.startswith("answer:") or ":cont" in name:
+            continue
+        # the first option the slide marks wrong, as drawn: "✘ B.  <option>"
+        drawn = [p.text for shape in slide.shapes if shape.has_text_frame
+                 and not shape.name.startswith(("Title", "Footer", "Slide Number")) for p in shape.text_frame.paragraphs]
+        wrong = [m.group(1).strip() for p in drawn if (m := re.match(r"✘ [A-Z]\.\s+(.*)", p))]
+        if wrong:
+            assert f"“{wrong[0]}”" in "\n".join(_notes(slide)), (name, wrong[0])
+            asked += 1
+    assert asked > 0
+
+
 AUTHOR_ONLY = re.compile(r"\d+ pass|\d+ skip|`|seed chat|source note|Checked with", re.I)
 
 

@@ -302,7 +302,7 @@ class SlidePlan:
                 paras.append(Para(inline(reason, italic=True, colour="tx2"), self.REASON_PT, margin=REASON_INDENT,
                                   keep=True, clip=True))
             whys.append(phrases["why"].format(mark=mark, letter=letter(index), why=self.t(option.why)))
-        notes = self._answer_notes()
+        notes = self._answer_notes(options)
         return SlideSpec("Answer", f"answer:{question.id}", self.words["answer"].format(letters=letters),
                          (*self._answer_stem(question), TextBlock(tuple(paras))),
                          dataclasses.replace(notes, verified=self.job.verified_where(question.facts), more=tuple(whys)),
@@ -312,7 +312,7 @@ class SlidePlan:
         """The question again, without its code: that was on the question's slide, just before."""
         return [TextBlock((Para(inline(self.t(question.stem)), self.ANSWER_STEM_PT),))]
 
-    def _answer_notes(self) -> Notes:
+    def _answer_notes(self, options) -> Notes:
         return self._notes("answer")
 
     def reason(self, option) -> str:

@@ -271,8 +271,12 @@ class WorkshopPlan(SlidePlan):
                          Notes(notes.say, notes.ask, 0, self.job.verified_where(question.facts)),
                          self.job.item_mark(question.facts))
 
-    def _answer_notes(self) -> Notes:
-        return self._wnotes("answer")
+    def _answer_notes(self, options) -> Notes:
+        """The room is asked about the question's own first wrong option, by name."""
+        wrong = next((option for option in options if not option.correct), None)
+        if wrong is None:
+            return self._wnotes("answer_all")
+        return self._wnotes("answer", option=self.t(wrong.text).replace("`", ""))
 
     # ------------------------------------------------------------ recaps
     def _review_notes(self, lessons: list[Lesson]) -> Notes:
