@@ -313,6 +313,7 @@ class SlidePlan:
         return [TextBlock((Para(inline(self.t(question.stem)), self.ANSWER_STEM_PT),))]
 
     def _answer_notes(self, options) -> Notes:
+        """The notes of a question's answer slide (a workshop names one of the ``options`` shown)."""
         return self._notes("answer")
 
     def reason(self, option) -> str:

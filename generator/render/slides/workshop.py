@@ -39,7 +39,6 @@ def plain(text: str) -> str:
     return "".join(segment.text for segment in segments(text))
 
 
-
 def first_print(code: str) -> str:
     """The first ``print(...)`` line of a sample, its comment cut off: what the speaker asks the room to
     predict ('' where the sample prints nothing)."""
@@ -48,6 +47,7 @@ def first_print(code: str) -> str:
         if statement.startswith("print("):
             return statement
     return ""
+
 
 class WorkshopPlan(SlidePlan):
     """The slides of one workshop, started at ``start`` (minutes after midnight)."""
