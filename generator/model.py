@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional, Union
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
 from .code_text import LocalCode
-from .markup import has_cloze
+from .markup import EXPLAIN, has_cloze
 from .text import LocalText
 from .worker import CAPABILITIES, TYPE_NAMES
 from .worker import CHECK_KINDS as KINDS
@@ -307,7 +307,7 @@ class Lesson(Strict):
             raise ValueError("a game needs a table: its situations and their answers")
         for number, row in enumerate(self.table.rows, 1):
             for cell in row:
-                if any((text or "").lstrip().startswith("ℹ") for text in (cell.en, cell.zh)):
+                if any((text or "").lstrip().startswith(EXPLAIN) for text in (cell.en, cell.zh)):
                     raise ValueError(f"row {number} of a game marks a cell with ℹ: a game's rows are advice "
                                      "by their nature, so drop the mark")
         return self

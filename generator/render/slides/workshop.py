@@ -276,7 +276,7 @@ class WorkshopPlan(SlidePlan):
         wrong = next((option for option in options if not option.correct), None)
         if wrong is None:
             return self._wnotes("answer_all")
-        return self._wnotes("answer", option=self.t(wrong.text).replace("`", ""))
+        return self._wnotes("answer", option=plain(self.t(wrong.text)))
 
     # ------------------------------------------------------------ recaps
     def _review_notes(self, lessons: list[Lesson]) -> Notes:
