@@ -389,6 +389,7 @@ def test_the_docs_are_quoted_as_quotes_on_a_slide_of_their_own(built, course, la
     names = [slide_name(s) for s in prs.slides]
     quoted = [lesson for lesson in course.lessons if lesson.quote and lesson.id in
               course.workshop("gpu-tuning").lesson_ids]
+    asks = []
     for lesson in quoted:
         at = names.index(f"quote:{lesson.id}")
         assert names[at - 1] == f"lesson:{lesson.id}"  # right after the lesson's points
@@ -400,6 +401,12 @@ def test_the_docs_are_quoted_as_quotes_on_a_slide_of_their_own(built, course, la
         assert lesson.quote.source not in body  # a short link, the address only as its target
         points = prs.slides[at - 1]
         assert lesson.quote.source not in points.notes_slide.notes_text_frame.text  # said once, on its slide
+        # the notes ask about this quote, by its first words, and say what the lesson checked
+        notes = slide.notes_slide.notes_text_frame.text
+        first_words = quote[:12] if lang == "zh" else " ".join(quote.split()[:3])
+        assert f"“{first_words}" in notes and job.t(lesson.takeaway).replace("`", "") in notes, (lesson.id, notes)
+        asks.append(notes)
+    assert len(set(asks)) == len(quoted) > 1  # no stock prompt shared by every quote
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -10,6 +10,7 @@ the next, the why of every option in the notes. Nothing is set under 20 pt but c
 from __future__ import annotations
 
 import dataclasses
+import re
 import unicodedata
 
 from ...diagrams import diagram_headline
@@ -37,6 +38,20 @@ def display_width(text: str) -> int:
 def plain(text: str) -> str:
     """Content text as notes print it: the backticks of inline code dropped (notes are plain text)."""
     return "".join(segment.text for segment in segments(text))
+
+
+def quote_opening(text: str, columns: int = 40) -> str:
+    """The start of ``text`` in at most ``columns`` display columns, cut after a whole word (or, in
+    Chinese, a character), with "…" where something was cut: how the notes name a quote."""
+    text = plain(text).strip()
+    if display_width(text) <= columns:
+        return text
+    cut = ""
+    for piece in re.findall(r"[\w.'’/-]+\s*|\S\s*", text, re.ASCII):
+        if display_width(cut + piece.rstrip()) > columns - 1:
+            break
+        cut += piece
+    return cut.rstrip(" ,;:，、；：") + "…"
 
 
 def first_print(code: str) -> str:
@@ -201,7 +216,8 @@ class WorkshopPlan(SlidePlan):
                  Para((Span(self.words["source"], colour="accent2"),
                        Span(link_text(quote.source), colour="accent2", link=quote.source)), BODY_PT, before=14,
                       keep=True))
-        notes = self._wnotes("quote")
+        notes = self._wnotes("quote", takeaway=self.t(lesson.takeaway) or self.t(lesson.title),
+                             opening=quote_opening(self.t(quote.text)))
         return SlideSpec("Lesson", f"quote:{lesson.id}", self.ww["quote_title"], (TextBlock(paras, "quote"),),
                          Notes(notes.say, notes.ask, 0, self.job.verified_where(lesson.facts),
                                more=(f"{quote.source}",)),
