@@ -37,7 +37,9 @@ def load_course(content_dir: str | Path, cache_dir: Optional[Path] = None) -> Co
     """Every module file of ``content_dir``, validated and cross-checked.
 
     With ``cache_dir``, a file's parsed YAML (data and positions) is kept there under
-    the hash of its bytes, so an unchanged file is not parsed again.
+    the hash of its bytes, so an unchanged file is not parsed again; a module file's validated
+    module too, under the hash of its bytes and of this package's code, so an unchanged file is
+    not validated again by unchanged code (both only after a load without problems).
     """
     folder = Path(content_dir)
     if not folder.is_dir():
@@ -49,19 +51,20 @@ def load_course(content_dir: str | Path, cache_dir: Optional[Path] = None) -> Co
         raise ContentError([Problem(str(folder), 0, 0, "", "no *.yaml module files in this folder")])
     problems: list[Problem] = []
     loaded: list[Loaded] = []
-    to_cache: dict[Path, Parsed] = {}
+    to_cache: dict[Path, object] = {}
+    checked: set[str] = set()  # files whose module came validated from the cache: code problems checked then
     for path in files:
-        result = _load_file(path, problems, cache_dir, to_cache, Module,
-                            "a module file is a mapping with at least 'module'")
+        result = _load_module_file(path, problems, cache_dir, to_cache, checked)
         if result is not None:
             loaded.append(result)
     origins = _cross_check(loaded, problems)
-    problems += [problem for name, module, positions in loaded for problem in _code_problems(name, module, positions)]
+    problems += [problem for name, module, positions in loaded if name not in checked
+                 for problem in _code_problems(name, module, positions)]
     workshops = _load_workshops(workshop_file, problems, cache_dir, to_cache, loaded) \
         if workshop_file.exists() or workshop_file.is_symlink() else ()
     if problems:
         raise ContentError(problems)
-    _store_parsed(to_cache)  # only a clean load writes anything
+    _store_cached(to_cache)  # only a clean load writes anything
     modules = tuple(m for _, m, _ in sorted(loaded, key=lambda t: (t[1].order, t[1].module)))
     return Course(modules, origins, workshops=workshops)
 
@@ -70,12 +73,54 @@ WORKSHOPS_FILE = "workshops.yaml"  # the one content file that is not a module: 
 
 
 MAX_FILE_BYTES = 8 * 1024 * 1024  # a module file is tens of kilobytes: bound what a load may read
+MODULE_SHAPE = "a module file is a mapping with at least 'module'"
 
 
-def _load_file(path: Path, problems: list[Problem], cache_dir: Optional[Path], to_cache: dict[Path, Parsed],
-               model: type[ModelT], shape: str) -> Optional[tuple[str, ModelT, Positions]]:
-    """``(file name, validated model, positions)``; None (with problems recorded) where it does not load;
-    ``shape`` says what the file should be where its top is no mapping."""
+def _load_module_file(path: Path, problems: list[Problem], cache_dir: Optional[Path], to_cache: dict[Path, object],
+                      checked: set[str]) -> Optional[Loaded]:
+    """A module file loaded as ``_load_file`` loads it, or its validated module from the cache (its name
+    then added to ``checked``); a fresh one is added to ``to_cache`` for the caller to store."""
+    raw = _read_checked(path, problems)
+    if raw is None:
+        return None
+    entry = None
+    if cache_dir is not None:
+        entry = Path(cache_dir) / "validated" / (hashlib.sha256(_code_fingerprint() + raw).hexdigest()[:32] + ".pickle")
+        cached = _read_cached(entry, _is_validated)
+        if isinstance(cached, tuple):  # _is_validated checked its shape: (module, positions)
+            checked.add(str(path))
+            return str(path), cached[0], cached[1]
+    result = _load_file(path, problems, cache_dir, to_cache, Module, MODULE_SHAPE, raw)
+    if result is not None and entry is not None:
+        to_cache[entry] = result[1:]
+    return result
+
+
+def _is_validated(cached: object) -> bool:
+    return (isinstance(cached, tuple) and len(cached) == 2 and isinstance(cached[0], Module)
+            and isinstance(cached[1], dict))
+
+
+_FINGERPRINT: list[bytes] = []
+
+
+def _code_fingerprint() -> bytes:
+    """What a validated module depends on besides its file: this package's code (every ``.py`` file of it,
+    a few milliseconds to read), the Python, pydantic and Pygments (it reads code samples) that ran it."""
+    if not _FINGERPRINT:
+        import pydantic
+        import pygments
+
+        digest = hashlib.sha256(f"torchdeck-validated-1 {sys.version} {pydantic.VERSION} {pygments.__version__}".encode())
+        package = Path(__file__).resolve().parent
+        for source in sorted(package.rglob("*.py")):
+            digest.update(source.relative_to(package).as_posix().encode() + b"\0" + source.read_bytes() + b"\0")
+        _FINGERPRINT.append(digest.digest())
+    return _FINGERPRINT[0]
+
+
+def _read_checked(path: Path, problems: list[Problem]) -> Optional[bytes]:
+    """A content file's bytes; None (with the problem recorded) where it cannot be read or is too large."""
     name = str(path)
     try:
         raw = _read_regular(path)
@@ -84,6 +129,17 @@ def _load_file(path: Path, problems: list[Problem], cache_dir: Optional[Path], t
         return None
     if len(raw) > MAX_FILE_BYTES:
         problems.append(Problem(name, 1, 1, "", f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB: not a module file"))
+        return None
+    return raw
+
+
+def _load_file(path: Path, problems: list[Problem], cache_dir: Optional[Path], to_cache: dict[Path, object],
+               model: type[ModelT], shape: str, raw: Optional[bytes] = None) -> Optional[tuple[str, ModelT, Positions]]:
+    """``(file name, validated model, positions)``; None (with problems recorded) where it does not load;
+    ``shape`` says what the file should be where its top is no mapping; ``raw``: its bytes, if read already."""
+    name = str(path)
+    raw = raw if raw is not None else _read_checked(path, problems)
+    if raw is None:
         return None
     parsed = _parse_cached(name, raw, problems, cache_dir, to_cache)
     if parsed is None:
@@ -108,7 +164,7 @@ _PARSE_VERSION = b"torchdeck-parse-2"
 
 
 def _parse_cached(name: str, raw: bytes, problems: list[Problem], cache_dir: Optional[Path],
-                  to_cache: dict[Path, Parsed]) -> Optional[Parsed]:
+                  to_cache: dict[Path, object]) -> Optional[Parsed]:
     """``(data, positions)`` of a file's bytes; None (with problems recorded) when it does not parse.
 
     A fresh parse is added to ``to_cache`` (entry path -> parse) for the caller to store.
@@ -116,18 +172,22 @@ def _parse_cached(name: str, raw: bytes, problems: list[Problem], cache_dir: Opt
     entry = None
     if cache_dir is not None:
         entry = Path(cache_dir) / "parsed" / (hashlib.sha256(_PARSE_VERSION + raw).hexdigest()[:32] + ".pickle")
-        cached = _read_cached_parse(entry)
+        cached = _read_cached(entry, _is_parse)
         if cached is not None:
-            return cached
+            return cached  # type: ignore[return-value]  # _is_parse checked its shape
     parsed = _parse(name, raw, problems)
     if parsed is not None and entry is not None:
         to_cache[entry] = parsed
     return parsed
 
 
-def _read_cached_parse(entry: Path) -> Optional[Parsed]:
-    """A cached ``(data, positions)``, or None where there is none; a corrupt entry is reported and ignored
-    (the file is parsed again and the entry rewritten), never trusted."""
+def _is_parse(cached: object) -> bool:
+    return isinstance(cached, tuple) and len(cached) == 2 and isinstance(cached[0], dict) and isinstance(cached[1], dict)
+
+
+def _read_cached(entry: Path, valid) -> Optional[object]:
+    """A cached value of the shape ``valid`` accepts, or None where there is none; a corrupt entry is
+    reported and ignored (the file is loaded again and the entry rewritten), never trusted."""
     try:
         raw = entry.read_bytes()
     except OSError:
@@ -136,16 +196,16 @@ def _read_cached_parse(entry: Path) -> Optional[Parsed]:
         cached = pickle.loads(raw)
     except Exception:  # a truncated or foreign pickle raises almost anything
         cached = None
-    if isinstance(cached, tuple) and len(cached) == 2 and isinstance(cached[0], dict) and isinstance(cached[1], dict):
+    if valid(cached):
         return cached
-    print(f"warning: {entry}: corrupt cache entry ignored; the file is parsed again", file=sys.stderr)
+    print(f"warning: {entry}: corrupt cache entry ignored; the file is loaded again", file=sys.stderr)
     return None
 
 
-def _store_parsed(to_cache: dict[Path, Parsed]) -> None:
-    for entry, parsed in to_cache.items():
+def _store_cached(to_cache: dict[Path, object]) -> None:
+    for entry, value in to_cache.items():
         try:
-            atomic_write_bytes(entry, pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL))
+            atomic_write_bytes(entry, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
         except OSError:
             pass  # a read-only build folder only costs speed
 
@@ -384,7 +444,7 @@ def _flag_row_problems(row: FlagRow, facts: dict[str, Fact], name: str, position
     return found
 
 
-def _load_workshops(path: Path, problems: list[Problem], cache_dir: Optional[Path], to_cache: dict[Path, Parsed],
+def _load_workshops(path: Path, problems: list[Problem], cache_dir: Optional[Path], to_cache: dict[Path, object],
                     loaded: list[Loaded]) -> tuple[Workshop, ...]:
     """The workshops of ``workshops.yaml``, each lesson and question it names resolved, ids unique, and
     a break in every workshop of two hours or more (``workshops.schedule`` is the one timing)."""

@@ -240,6 +240,37 @@ def test_parse_cache_returns_the_same_course_and_notices_edits(tmp_path):
     assert set((cache / "parsed").iterdir()) == entries
 
 
+def test_validated_modules_come_from_the_cache_until_the_file_or_the_code_changes(tmp_path, monkeypatch):
+    from generator import loader
+
+    content, cache = tmp_path / "content", tmp_path / "cache"
+    content.mkdir()
+    write(content, "a.yaml", VALID)
+    first = load_course(content, cache)
+    (entry,) = (cache / "validated").iterdir()
+    validations = []
+    real = loader.Module.model_validate
+    monkeypatch.setattr(loader.Module, "model_validate", lambda data: validations.append(1) or real(data))
+    again = load_course(content, cache)
+    assert again.modules == first.modules and again.origins == first.origins and validations == []
+    monkeypatch.setattr(loader, "_FINGERPRINT", [b"other code"])  # as after an edit to the package
+    assert load_course(content, cache).modules == first.modules and validations == [1]
+    assert len(list((cache / "validated").iterdir())) == 2 and entry.exists()
+
+
+def test_a_cached_module_is_still_checked_against_the_other_files(tmp_path):
+    content, cache = tmp_path / "content", tmp_path / "cache"
+    content.mkdir()
+    write(content, "a.yaml", VALID)
+    load_course(content, cache)
+    twin = copy.deepcopy(VALID)
+    twin["module"] = "torch.backends.twin"
+    write(content, "b.yaml", twin)  # the same fact ids again, in a file of its own
+    with pytest.raises(ContentError) as caught:
+        load_course(content, cache)
+    assert any("b.yaml" in p.file and "a.yaml" in p.message for p in caught.value.problems), caught.value.problems
+
+
 # ------------------------------------------------------------------ hostile content
 _LAUGHS = "module: torch.backends.x\na0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
     f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]\n" for i in range(1, 10))

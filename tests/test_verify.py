@@ -180,12 +180,13 @@ def test_a_corrupt_parse_cache_never_drops_a_module(tmp_path, capsys):
     content = write_content(tmp_path / "content", {k: CASES[k] for k in ("exists-pass", "default-pass")})
     cache = tmp_path / "cache"
     load_course(content, cache)
-    (entry,) = (cache / "parsed").glob("*.pickle")
-    entry.write_bytes(pickle.dumps(None))
-    assert len(load_course(content, cache).facts) == 2
-    assert "corrupt cache entry ignored" in capsys.readouterr().err
-    entry.write_bytes(b"\x80\x05garbage")
-    assert len(load_course(content, cache).facts) == 2
+    entries = [*(cache / "parsed").glob("*.pickle"), *(cache / "validated").glob("*.pickle")]
+    assert len(entries) == 2  # the file's parse and its validated module
+    for garbage in (pickle.dumps(None), b"\x80\x05garbage"):
+        for entry in entries:
+            entry.write_bytes(garbage)
+        assert len(load_course(content, cache).facts) == 2
+        assert capsys.readouterr().err.count("corrupt cache entry ignored") == 2
 
 
 def test_cli_verify_json_report_and_exit_code(tmp_path):
