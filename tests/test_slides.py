@@ -373,6 +373,22 @@ def test_every_run_names_latin_and_east_asian_fonts(built, key):
         assert b'typeface="Noto Sans CJK SC"' in zipfile.ZipFile(path).read("ppt/slides/slide5.xml")
 
 
+@pytest.mark.parametrize("key", ["real-zh", "stress-zh"])
+def test_no_space_is_written_beside_full_width_punctuation(built, key):
+    """The runs python-pptx reads join code and Chinese punctuation with no space (`x`。, （`x`）): the gap
+    LibreOffice draws there is its own space between Asian and Latin text (see ``fit.AUTOSPACE_EM``)."""
+    _, prs, _ = _deck(built, key)
+    spaced = re.compile(r" [，。、；：！？）]|（ ")
+    checked = 0
+    for slide in prs.slides:
+        texts = [p.text for s in slide.shapes if s.has_text_frame for p in s.text_frame.paragraphs]
+        texts += [c.text for s in slide.shapes if s.has_table for r in s.table.rows for c in r.cells]
+        for text in texts:
+            assert not spaced.search(text), (slide_name(slide), text)
+            checked += bool(re.search(r"[A-Za-z0-9)][，。、；：！？）]", text))
+    assert checked > (100 if key == "real-zh" else 2)
+
+
 def _shown_text(slide) -> str:
     """What the room reads on a slide: every text box and table cell but the title, footer and number."""
     shapes = [s for s in slide.shapes if not s.name.startswith(("Title", "Footer", "Slide Number"))]
