@@ -66,6 +66,14 @@ def as_in_pdf(text: str) -> str:
     return without_spaces(text.replace("`", ""))
 
 
+ZERO_WIDTH_SPACE = "\u200b"  # where a slide lets a line break without a space (after 、 between code names)
+
+
+def as_seen(text: str) -> str:
+    """A slide's text as a reader sees it: the zero-width spaces that only allow a line break dropped."""
+    return text.replace(ZERO_WIDTH_SPACE, "")
+
+
 def letters_and_digits(text: str) -> str:
     """Only letters and digits, NFKC-normalised and lower-cased: a slide's text against LibreOffice's PDF."""
     return "".join(c for c in unicodedata.normalize("NFKC", text).lower() if c.isalnum())
@@ -231,11 +239,16 @@ def shape_boxes(slide):
 
 def word_inside(word, box) -> bool:
     """Whether a PDF word (``pdf_word_boxes``) lies inside a shape's box, within ``TOLERANCE``."""
-    x0, y0, x1, y1, _ = word
+    x0, y0, x1, y1, text = word
     # LibreOffice writes Ascent 0 / Descent 0 into its PDF font descriptors, so poppler boxes each word
     # with its defaults, 0.95 em above and 0.35 em below the baseline. Glyphs of DejaVu and Noto CJK
     # reach at most 0.29 em below it: the word's real bottom is there.
     size = (y1 - y0) / 1.3
     y1 = y1 - (0.35 - 0.29) * size
+    if text.endswith(ZERO_WIDTH_SPACE):
+        # A zero-width space after 、 or ， carries LibreOffice's space between Asian and Latin text (its
+        # "autospace", 1/5 of the line height) as its advance, which pdftotext counts into the word's box;
+        # at a line's end that blank hangs past the text area, and the glyphs end 0.25 em before it.
+        x1 = x1 - 0.25 * size
     return (x0 >= box[0] - TOLERANCE and y0 >= box[1] - TOLERANCE
             and x1 <= box[2] + TOLERANCE and y1 <= box[3] + TOLERANCE)

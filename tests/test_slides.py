@@ -34,6 +34,7 @@ from generator.wording import WORDS
 from helpers import (
     EMU_PER_PT,
     A,
+    as_seen,
     convert_to_pdf,
     letters_and_digits,
     pdf_word_boxes,
@@ -57,6 +58,11 @@ LONG_LINE = "result = torch.nn.functional.scaled_dot_product_attention(" + ", ".
     f"argument_number_{i}" for i in range(12)) + ")"
 LONG_CODE = "\n".join(["import torch", LONG_LINE] + [f"x{i} = torch.zeros({i}, {i})  # line {i}" for i in range(40)])
 CJK_POINT = "这是一个很长的中文要点，用来检查中文换行是否按真实字体度量计算，" * 4 + "并且不会超出文本框。"
+GLUED_NAMES = ["torch.backends.cudnn.benchmark", "torch.backends.cudnn.deterministic",
+               "torch.backends.cuda.matmul.allow_tf32", "torch.backends.cudnn.allow_tf32", "torch.backends.mkldnn.enabled"]
+GLUED_POINT = {  # code names joined only by 、 and ，: one "word" to LibreOffice, wider than two lines
+    "en": "Switches tuned together: " + ", ".join(f"`{n}`" for n in GLUED_NAMES) + ".",
+    "zh": "一起调的开关有" + "、".join(f"`{n}`" for n in GLUED_NAMES[:-1]) + f"，`{GLUED_NAMES[-1]}`。"}
 STRESS_MODULES = [
     {
         "module": "torch.backends.alpha", "order": 1,
@@ -84,7 +90,7 @@ STRESS_MODULES = [
                                             "and a smaller size before it fits the title box of its layout",
              "points": ["One point."],
              "diagrams": ["tf32-bits"], "facts": ["alpha-pass"]},
-            {"id": "alpha-fourth", "title": "The fourth lesson", "points": ["After a review."],
+            {"id": "alpha-fourth", "title": "The fourth lesson", "points": ["After a review.", GLUED_POINT],
              "takeaway": "Reviews come every three lessons.", "facts": ["alpha-pass"]},
         ],
         "facts": [
@@ -367,6 +373,22 @@ def test_every_run_names_latin_and_east_asian_fonts(built, key):
         assert b'typeface="Noto Sans CJK SC"' in zipfile.ZipFile(path).read("ppt/slides/slide5.xml")
 
 
+@pytest.mark.parametrize("key", ["real-zh", "stress-zh"])
+def test_no_space_is_written_beside_full_width_punctuation(built, key):
+    """The runs python-pptx reads join code and Chinese punctuation with no space (`x`。, （`x`）): the gap
+    LibreOffice draws there is its own space between Asian and Latin text (see ``fit.AUTOSPACE_EM``)."""
+    _, prs, _ = _deck(built, key)
+    spaced = re.compile(r" [，。、；：！？）]|（ ")
+    checked = 0
+    for slide in prs.slides:
+        texts = [p.text for s in slide.shapes if s.has_text_frame for p in s.text_frame.paragraphs]
+        texts += [c.text for s in slide.shapes if s.has_table for r in s.table.rows for c in r.cells]
+        for text in texts:
+            assert not spaced.search(text), (slide_name(slide), text)
+            checked += bool(re.search(r"[A-Za-z0-9)][，。、；：！？）]", text))
+    assert checked > (100 if key == "real-zh" else 2)
+
+
 def _shown_text(slide) -> str:
     """What the room reads on a slide: every text box and table cell but the title, footer and number."""
     shapes = [s for s in slide.shapes if not s.name.startswith(("Title", "Footer", "Slide Number"))]
@@ -431,7 +453,7 @@ def test_every_answer_slide_gives_each_options_reason_under_it(built, key):
             continue
         options = shown(questions[slide_name(slide).split(":")[1]], job.course)
         box = next(s for s in slide.shapes if s.has_text_frame and s.text_frame.text[:1] in "✔✘")
-        lines = [p.text for p in box.text_frame.paragraphs]
+        lines = [as_seen(p.text) for p in box.text_frame.paragraphs]
         assert len(lines) == 2 * len(options), (slide_name(slide), lines)
         notes = _notes(slide).replace("`", "")
         for option, shown_option, reason in zip(options, lines[::2], lines[1::2]):
@@ -513,7 +535,7 @@ def test_the_deck_closes_with_the_take_aways(built, key):
     slides_ = list(prs.slides)
     closing = [s for s in slides_ if slide_kind(s) == "cheatsheet"]
     assert closing and closing == slides_[-len(closing):]
-    rows = [[c.text for c in r.cells] for s in closing for sh in s.shapes if sh.has_table
+    rows = [[as_seen(c.text) for c in r.cells] for s in closing for sh in s.shapes if sh.has_table
             for r in list(sh.table.rows)[1:]]
     lessons = [lesson for module in job.course.modules for lesson in module.lessons]
     expected = []
@@ -671,6 +693,21 @@ def test_code_lines_are_drawn_unwrapped(drawn):
                 assert lines == len(shape.text_frame.paragraphs)
                 boxes += 1
     assert boxes >= 3
+
+
+def test_code_names_glued_by_a_pause_mark_break_between_names_as_drawn(drawn):
+    """LibreOffice reads code names joined only by 、 or ， as one word and used to break it inside a name
+    (``torch._transformer_encoder_laye`` / ``r_fwd``); the slide text lets it break after the mark, so each
+    name is drawn whole on one line."""
+    prs, pdf = drawn["stress-zh"]
+    number = next(n for n, slide in enumerate(prs.slides) if slide_name(slide) == "lesson:alpha-fourth")
+    page = subprocess.run(["pdftotext", "-layout", "-f", str(number + 1), "-l", str(number + 1), str(pdf), "-"],
+                          capture_output=True, text=True, check=True).stdout
+    lines = [re.sub(r"[\s\u200b]+", "", line) for line in page.split("\n")]
+    glued = [line for line in lines if any(name[:12] in line for name in GLUED_NAMES)]
+    assert len(glued) >= 3, page  # the names fill three lines or more: the line had to break among them
+    for name in GLUED_NAMES:
+        assert any(name in line for line in glued), (name, glued)
 
 
 # ------------------------------------------------------------ measurement unit

@@ -27,6 +27,7 @@ from generator.workshops import BREAK_FROM, REVIEW_AFTER, course_for, schedule, 
 from helpers import (
     CONTENT,
     A,
+    as_seen,
     convert_to_pdf,
     letters_and_digits,
     pdf_word_boxes,
@@ -176,8 +177,8 @@ def _parts(prs) -> list[tuple[int, int, list]]:
 
 
 def _body_text(slide, skip=("Title", "Footer", "Slide Number")) -> str:
-    return "\n".join(shape.text_frame.text for shape in slide.shapes
-                     if shape.has_text_frame and not shape.name.startswith(skip))
+    return as_seen("\n".join(shape.text_frame.text for shape in slide.shapes
+                              if shape.has_text_frame and not shape.name.startswith(skip)))
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -291,7 +292,7 @@ def test_an_answer_slide_asks_about_its_own_wrong_option(built, workshop_id, lan
         if not name.startswith("answer:") or ":cont" in name:
             continue
         # the first option the slide marks wrong, as drawn: "✘ B.  <option>"
-        drawn = [p.text for shape in slide.shapes if shape.has_text_frame
+        drawn = [as_seen(p.text) for shape in slide.shapes if shape.has_text_frame
                  and not shape.name.startswith(("Title", "Footer", "Slide Number")) for p in shape.text_frame.paragraphs]
         wrong = [m.group(1).strip() for p in drawn if (m := re.match(r"✘ [A-Z]\.\s+(.*)", p))]
         if wrong:
@@ -326,7 +327,7 @@ def test_slides_are_made_to_be_presented(built, workshop_id, lang):
         pictures += [s.image.blob for s in shapes if s.shape_type == 13]
         shown_text = _body_text(slide, ("Title", "Footer", "Slide Number", "Code")) + slide.shapes.title.text_frame.text
         assert not AUTHOR_ONLY.search(shown_text), name
-        footer = [s.text_frame.text for s in slide.placeholders if s.placeholder_format.idx == 11]
+        footer = [as_seen(s.text_frame.text) for s in slide.placeholders if s.placeholder_format.idx == 11]
         assert footer == [job.t(job.course.workshop(workshop_id).title)]
     assert len(pictures) == len(set(pictures)) > 0
 
@@ -420,7 +421,7 @@ def test_table_and_code_slides_say_their_own_headline(built, course, workshop_id
         if kind not in ("table", "code") or rest.endswith(":game"):
             continue
         lesson = lessons[rest.split(":")[0]]
-        title = slide.shapes.title.text
+        title = as_seen(slide.shapes.title.text)
         if kind == "code":
             caption = lesson.code[int(rest.split(":")[1]) - 1].caption
             expected = job.t(caption) if caption else \
@@ -498,8 +499,9 @@ def handouts(course, verification, tmp_path_factory):
 
 
 def _squeeze(text: str) -> str:
-    """Text without whitespace, backticks and emoji (pdftotext places an emoji glyph apart from its line)."""
-    return re.sub(r"[\s`\U0001F000-\U0001FFFF\u2600-\u27BF\uFE0F]+", "", text)
+    """Text without whitespace (zero-width spaces too), backticks and emoji (pdftotext places an emoji glyph
+    apart from its line)."""
+    return re.sub(r"[\s\u200b`\U0001F000-\U0001FFFF\u2600-\u27BF\uFE0F]+", "", text)
 
 
 def _pdf_text(pdf: Path) -> list[str]:
@@ -700,7 +702,7 @@ def _reason_of(job, option) -> str:
 def _answer_lines(slide) -> list[str]:
     """The paragraphs of an answer slide's options box: each option (✔/✘) and what follows it."""
     box = next(s for s in slide.shapes if s.has_text_frame and s.text_frame.text[:1] in "✔✘")
-    return [p.text for p in box.text_frame.paragraphs]
+    return [as_seen(p.text) for p in box.text_frame.paragraphs]
 
 
 @pytest.mark.parametrize("workshop_id", SHIPPED)
@@ -749,8 +751,28 @@ def test_each_reason_is_drawn_on_one_line(built, drawn, lang):
     assert checked >= 10
 
 
+GLUED = re.compile(r"(?=([A-Za-z0-9_.()=\[\]]+[、，；：][A-Za-z0-9_.()=\[\]]+))")  # Latin、Latin, overlapping
+
+
+def test_code_names_glued_by_a_pause_mark_are_drawn_whole(built, drawn):
+    """As LibreOffice draws the tour in Chinese: where 、 or ， alone joins two code names (the fast path's two
+    native ops, the stem of mha-default-q), the line breaks after the mark, never inside a name."""
+    _, prs, _ = built[("tour", "zh")]
+    pages = _pdf_text(drawn[("tour", "zh")])
+    names = set()
+    for number, slide in enumerate(prs.slides):
+        lines = [_squeeze(line) for line in pages[number].split("\n")]
+        for para in _body_paras(slide) + [as_seen(slide.shapes.title.text)]:
+            for pair in GLUED.findall(para.replace("`", "")):
+                for name in re.split(r"[、，；：]", pair):
+                    assert any(name in line for line in lines), (number + 1, name, para)
+                    names.add(name)
+    assert {"torch._native_multi_head_attention", "torch._transformer_encoder_layer_fwd",
+            "set_fastpath_enabled()", "torch.backends.mha.get_fastpath_enabled()"} <= names
+
+
 def _body_paras(slide) -> list[str]:
-    return [p.text for s in slide.shapes if s.has_text_frame and s.name.startswith(("Body", "Quote"))
+    return [as_seen(p.text) for s in slide.shapes if s.has_text_frame and s.name.startswith(("Body", "Quote"))
             for p in s.text_frame.paragraphs]
 
 

@@ -4,7 +4,9 @@ Every run names both its Latin font (``a:latin``) and its East Asian font
 (``a:ea``), which python-pptx has no API for: without ``a:ea`` PowerPoint draws
 Chinese in whatever font the system picks, and lines measured in Noto Sans CJK
 would no longer fit. Line spacing is written as exact points (the height the
-fit module measured), so every application stacks lines the same way.
+fit module measured), so every application stacks lines the same way. A
+full-width pause mark that glues two Latin words or code names gets a zero-width
+space after it: the line break ``fit`` counts there.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from typing import Callable, Optional, Sequence
 from xml.sax.saxutils import escape
 
 from ...markup import EXPLAIN
+from . import fit
 from .text import Para, Span, Typefaces, line_pt
 
 EMU_PER_PT = 12700
@@ -58,12 +61,29 @@ def run_xml(span: Span, size: float, faces: Typefaces, lang: str, link: Optional
             f'<a:cs typeface="{latin}"/>{click}</a:rPr><a:t>{clean(span.text)}</a:t></a:r>')
 
 
+def with_optional_breaks(spans: Sequence[Span]) -> tuple[Span, ...]:
+    """``spans`` with a ``fit.OPTIONAL_BREAK`` after each full-width pause mark that glues two Latin words or
+    code names (``（`a`、`b`）``, ``fit.glued_pause``); the zero-width space goes into the mark's run."""
+    text = "".join(s.text for s in spans)
+    marks = [i for i in range(1, len(text)) if fit.glued_pause(text, i)]
+    if not marks:
+        return tuple(spans)
+    result, seen = [], 0
+    for span in spans:
+        end = seen + len(span.text)
+        cuts = [m - seen for m in marks if seen < m <= end]
+        pieces = [span.text[a:b] for a, b in zip([0, *cuts], [*cuts, len(span.text)])]
+        result.append(replace(span, text=fit.OPTIONAL_BREAK.join(pieces)))
+        seen = end
+    return tuple(result)
+
+
 def para_xml(para: Para, faces: Typefaces, lang: str, link: Optional[Linker] = None) -> str:
     margin = round(para.margin * EMU_PER_PT)
     indent = -round(min(para.margin, BULLET_HANG) * EMU_PER_PT) if para.bullet else 0
     bullet = (f'<a:buFont typeface="{faces.latin}"/><a:buChar char="{clean(para.bullet)}"/>'
               if para.bullet else "<a:buNone/>")
-    runs = "".join(run_xml(s, para.size, faces, lang, link) for s in para.spans)
+    runs = "".join(run_xml(s, para.size, faces, lang, link) for s in with_optional_breaks(para.spans))
     return (f'<a:p><a:pPr marL="{margin}" indent="{indent}" algn="{para.align}" eaLnBrk="1" latinLnBrk="0" '
             f'hangingPunct="0">'
             f'<a:lnSpc><a:spcPts val="{round(line_pt(para, faces) * 100)}"/></a:lnSpc>'

@@ -8,13 +8,19 @@ mono) font, and digits, spaces and punctuation (script-neutral, drawn in the fon
 of their neighbours) at the wider of the two. A glyph no named font has (most
 emoji) falls back to some other font; it counts as ``MISSING_EM`` wide. Where
 East Asian and other text meet, LibreOffice adds space ("autospace"); it is counted.
+It falls before full-width punctuation too (``True 。``, ``（ x``: the marks are Asian
+script), and nothing in DrawingML turns it off there alone: the paragraph switch
+(``ParaIsCharacterDistance``) has no DrawingML attribute, and a negative ``spc`` on the
+last letter does not reach past the end of its script run (LibreOffice 7.4).
 
 Line breaking allows only breaks both applications make, so it never under-counts
 lines: after spaces (but not before ``,.;:!?)/``), and between East Asian
 characters except where kinsoku forbids (no line starts with ``，。）`` and no line
 ends with ``（“``); inside a word gluing Chinese to Latin only where nothing better
-exists; a word wider than the line breaks where it overflows. Checked against
-LibreOffice's PDF output by ``tests/test_slides.py``.
+exists; after a full-width pause mark that glues two Latin words or code names
+(``torch.a、torch.b``), where the slide text puts a zero-width space (``OPTIONAL_BREAK``)
+so that both applications may break; a word wider than the line breaks where it
+overflows. Checked against LibreOffice's PDF output by ``tests/test_slides.py``.
 """
 from __future__ import annotations
 
@@ -35,6 +41,8 @@ AUTOSPACE_EM = 0.3  # LibreOffice puts about 1/4 em between East Asian and other
 _PROBE_SIZE = 1000
 _NO_LINE_START = set("，。、；：？！）》」』】〕〉”’…·%,.;:!?)]}/％﹚")  # even after a space (UAX 14, LB13)
 _NO_LINE_END = set("（《「『【〔〈“‘([{")
+_PAUSE_MARKS = set("、，；：。！？")
+OPTIONAL_BREAK = "\u200b"  # zero-width space: a line may break after it (UAX 14 ZW), and it draws nothing
 
 
 @dataclass(frozen=True)
@@ -57,6 +65,18 @@ def is_east_asian(char: str) -> bool:
 
 def has_east_asian(text: str) -> bool:
     return _EAST_ASIAN.search(text) is not None
+
+
+def glued_pause(text: str, offset: int) -> bool:
+    """Whether ``offset`` follows a full-width pause mark (、，；：。！？) that glues two Latin words or code
+    names together (``a()、b()``). LibreOffice reads ``torch.a、torch.b`` as one word and breaks it where it
+    overflows (``torch._transformer_encoder_laye`` / ``r_fwd``); an ``OPTIONAL_BREAK`` after the mark lets
+    it break there instead. Where Chinese comes before the mark, a line can already break before it."""
+    if not 1 < offset < len(text) or text[offset - 1] not in _PAUSE_MARKS:
+        return False
+    before, after = text[offset - 2], text[offset]
+    return (not before.isspace() and not is_east_asian(before)
+            and not after.isspace() and not is_east_asian(after) and after not in _NO_LINE_START)
 
 
 @lru_cache(maxsize=None)
@@ -211,8 +231,10 @@ def _break_opportunities(text: str) -> tuple[list[bool], list[bool]]:
     East Asian characters (kinsoku: no line starts with ``，。）`` or ends with ``（“``). Inside
     a word that glues Chinese to Latin letters (``并行后端、OpenMP``) LibreOffice often keeps
     the whole word together, so breaks there are weak: taken only when the line has no
-    strong one. Nothing else breaks (not after hyphens or slashes, not where Chinese meets
-    Latin), so a line we measure never holds more than LibreOffice's or PowerPoint's.
+    strong one. After a pause mark that glues two Latin words (``MKL、OpenMP``) the slide
+    text puts an ``OPTIONAL_BREAK``, so a break there is strong. Nothing else breaks (not
+    after hyphens or slashes, not where Chinese meets Latin), so a line we measure never
+    holds more than LibreOffice's or PowerPoint's.
     """
     flags = [is_east_asian(c) for c in text]
     strong = [False] * (len(text) + 1)
@@ -226,4 +248,6 @@ def _break_opportunities(text: str) -> tuple[list[bool], list[bool]]:
         for i in range(first + 1, end):
             if flags[i] and flags[i - 1] and text[i] not in _NO_LINE_START and text[i - 1] not in _NO_LINE_END:
                 inside[i] = True
+            if glued_pause(text, i):
+                strong[i] = True
     return strong, weak

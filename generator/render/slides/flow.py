@@ -237,7 +237,7 @@ class Flow:
         lone last line would make a continuation slide of stray words); 0 where no line qualifies."""
         starts = self.lines(para, width, wrap)
         text = para.text
-        usable = [s for s in starts[1:] if s <= start and (text[s - 1] == " " or
+        usable = [s for s in starts[1:] if s <= start and (text[s - 1] == " " or fit.glued_pause(text, s) or
                                                            fit.is_east_asian(text[s - 1]) and fit.is_east_asian(text[s]))]
         if usable and usable[-1] == starts[-1]:  # the last line alone would go on: the one before goes too
             usable.pop()

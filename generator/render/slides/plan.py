@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Optional
 from urllib.parse import urlsplit
@@ -42,8 +43,16 @@ REASON_INDENT = 36.0  # pt: an option's reason sits under the option's text, pas
 # pictographs and the joiners and selectors that build them: what a title font lacks and Impress leaves blank
 EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\u2300-\u23FF\uFE0F\u200D\u20E3]+")
 
-# in a slide's text: the pictographs (✔ and ✘ are drawn from DejaVu and stay), with the space after one
-BODY_EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u26FF\u2B00-\u2BFF\uFE0F\u200D\u20E3]+ ?")
+# in a slide's text: the pictographs (✔ and ✘ are drawn from DejaVu and stay), with the spaces beside one
+BODY_EMOJI = re.compile("( ?)[\U0001F000-\U0001FAFF\u2600-\u26FF\u2B00-\u2BFF\uFE0F\u200D\u20E3]+( ?)")
+
+
+def _without_pictograph(found: re.Match) -> str:
+    """What stands where a pictograph was: one space between two words it stood apart from, else nothing
+    (at the start of a text, and before punctuation: "可能会溢出 🌊。" reads "可能会溢出。", not "溢出 。")."""
+    after = found.string[found.end():]
+    spaced = bool(found[1] or found[2])
+    return " " if spaced and found.start() > 0 and after and not unicodedata.category(after[0]).startswith("P") else ""
 
 
 def title_text(title: str) -> str:
@@ -56,7 +65,7 @@ def words_only(block: Block) -> Block:
     """A text block or table without the pictographs Impress draws as blanks (a content title's 🎮, an
     analogy's 🎛️, the agenda's 📋); code is left as written."""
     def para(p: Para) -> Para:
-        spans = tuple(span if span.mono else dataclasses.replace(span, text=BODY_EMOJI.sub("", span.text))
+        spans = tuple(span if span.mono else dataclasses.replace(span, text=BODY_EMOJI.sub(_without_pictograph, span.text))
                       for span in p.spans)
         return dataclasses.replace(p, spans=tuple(span for span in spans if span.text) or p.spans[:1])
 
