@@ -14,7 +14,7 @@ from pptx import Presentation
 
 from generator.render.anki.lock import read_manifest
 from generator.render.anki.notes import note_guid
-from generator.render.anki.retired import why
+from generator.render.anki.retired import retired_note, why
 from helpers import CONTENT, import_package, new_collection, torchdeck
 
 FALSE_FACT = "cudnn-benchmark-default"
@@ -237,6 +237,7 @@ def test_retired_notes_update_in_place_and_come_back(tmp_path):
         before = package.read_bytes()
         assert build(drifted).read_bytes() == before
 
+
         # build 3: the fact holds again; the removed card stays retired
         log = import_package(col, build(drifted.replace("equals: true", "equals: false")))
         assert (len(log.new), len(log.conflicting)) == (0, 0)
@@ -250,6 +251,11 @@ def test_retired_notes_update_in_place_and_come_back(tmp_path):
             assert col.db.scalar("select count() from revlog where cid = ?", card.id) == reviews[card.id]
     finally:
         col.close()
+
+
+def test_a_retired_card_says_so_with_its_languages_colon():
+    assert "<b>Retired</b>: this card was removed" in retired_note("en", "c", "basic", why("en", (), "2.15.0"), 1).fields[0]
+    assert "<b>已停用</b>：这张卡片已从课程中移除" in retired_note("zh", "c", "basic", why("zh", (), "2.15.0"), 1).fields[0]
 
 
 def test_a_retired_card_lists_its_failed_facts_as_its_language_lists():

@@ -66,8 +66,8 @@ def retired_note(lang: str, card_id: str, kind: str, reason: str, due: int) -> N
     """The note published as ``card_id`` once more, saying it is retired and why."""
     phrases = _WORDS.get(lang, _WORDS["en"])
     label = f"{{{{c1::{phrases['label']}}}}}" if kind == "cloze" else phrases["label"]
-    banner = str(Markup('<div class="retired"><b>%s</b>: %s</div><div class="retired-advice">%s</div>')
-                 % (Markup(escape(label)), reason, phrases["advice"]))
+    banner = str(Markup('<div class="retired"><b>%s</b>%s%s</div><div class="retired-advice">%s</div>')
+                 % (Markup(escape(label)), words(lang)["label"], reason, phrases["advice"]))
     count = len(NOTE_TYPES[kind].fields)
     fields = tuple([banner, banner if kind != "cloze" else ""] + [""] * (count - 2))[:count]
     tags = (TAG,)
