@@ -54,6 +54,7 @@ LITERAL_STEM = ("Markup stays text: #set page(width: 1cm) $x^2$ *bold* _under_ <
 LITERAL_OPTION = "#emph[no] and $y$ with *stars* _x_ <tag> @cite"
 HTML_OPTION = "plain <b>html</b> & co"
 GPU_FACT = "lab-gpu-claim"
+SENTENCE_FACT = "lab-sentence-claim"  # a claim that ends with a full stop, cited first
 PLAIN_FACT = "lab-cudnn-exists"
 GAME, BRAIN = "\N{VIDEO GAME}", "\N{BRAIN}"
 DIRECTIONS = (("north", "向北"), ("east", "向东"), ("south", "向南"), ("west", "向西"))
@@ -91,8 +92,8 @@ SHOWN = {
     "lab-literal": (1, 0),
 }
 # Every lab PDF's footer: 16 facts pass, the GPU one is skipped, dated by the ledger's newest run.
-FOOTER = {"en": "verified against torch 2.13.0+cpu (16 pass, 1 skip) · 2026-03-04",
-          "zh": "已对照 torch 2.13.0+cpu 验证（16 项通过，1 项跳过） · 2026-03-04"}
+FOOTER = {"en": "verified against torch 2.13.0+cpu (17 pass, 1 skip) · 2026-03-04",
+          "zh": "已对照 torch 2.13.0+cpu 验证（17 项通过，1 项跳过） · 2026-03-04"}
 CATEGORY = {"en": "$course$/top/torchdeck/torch.backends quiz", "zh": "$course$/top/torchdeck/torch.backends 测验"}
 
 
@@ -147,7 +148,7 @@ def _literal_question() -> dict:
     return {"id": "lab-literal", "kind": "single", "stem": LITERAL_STEM, "points": 2, "tags": ["beta"],
             "options": [{"text": LITERAL_OPTION, "correct": True, "why": "Markup characters #, $, * print as text."},
                         {"text": HTML_OPTION, "why": "An ampersand & angle brackets stay text too."}],
-            "facts": [PLAIN_FACT]}
+            "facts": [SENTENCE_FACT, PLAIN_FACT]}
 
 
 def _fact_id(word: str) -> str:
@@ -161,6 +162,8 @@ def lab_module() -> dict:
               "check": {"exists": "torch.backends.cudnn"}},
              *({"id": _fact_id(word), "claim": {"en": f"lab claim: {word} holds", "zh": f"实验论断：{word} 成立"},
                 "check": {"exists": "torch.backends.cudnn"}} for word in words),
+             {"id": SENTENCE_FACT, "claim": {"en": "Lab claim: a sentence that ends with a full stop.",
+                                             "zh": "实验论断：以句号结尾的一句话。"}, "check": {"exists": "torch"}},
              {"id": GPU_FACT, "claim": {"en": "lab claim: a GPU answers", "zh": "实验论断：GPU 会响应"},
               "check": {"expr": "torch.cuda.is_available()"}, "requires": ["cuda"],
               "source": "https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py"}]
@@ -405,9 +408,17 @@ def test_key_explains_every_option_and_names_its_facts(en, lab_course):
         for option in question.options:
             assert as_in_pdf(option.text.en) in block and as_in_pdf(option.why.en) in block
         for fact_id in question.facts:
-            assert as_in_pdf(lab_course.fact(fact_id).claim.en) in block
+            assert as_in_pdf(lab_course.fact(fact_id).claim.en.removesuffix(".")) in block
         assert (note in block) == (GPU_FACT in question.facts), question.id
     assert pdf.text.count(note) == 1
+    # claims listed one after another: "…exists; Lab claim: …", no ".;" where a claim ends a sentence
+    assert as_in_pdf("a sentence that ends with a full stop; lab claim: cudnn exists") in text and ".;" not in text
+
+
+def test_key_lists_claims_without_a_full_stop_before_the_separator(zh):
+    job, _ = zh
+    text = key_body(read(job.output(STEM, ".key.pdf")))
+    assert as_in_pdf("以句号结尾的一句话；实验论断：cudnn 存在") in text and "。；" not in text
 
 
 def test_first_page_has_header_boxes_and_total_points(en, lab_course):

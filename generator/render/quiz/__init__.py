@@ -247,8 +247,13 @@ def _key_question(job: RenderJob, question: Question, versions: Sequence[Version
             "options": [{"letters": [p.letter_of(index) for p in placements], "correct": option.correct,
                          "text": rich(job.t(option.text)), "why": rich(job.t(option.why))}
                         for index, option in enumerate(question.options)],
-            "facts": [rich(job.t(job.course.fact(fact_id).claim)) for fact_id in question.facts],
+            "facts": [rich(_without_full_stop(job.t(job.course.fact(fact_id).claim))) for fact_id in question.facts],
             "marking": _marking(job, question), "unverified": job.item_mark(question.facts)}
+
+
+def _without_full_stop(claim: str) -> str:
+    """A claim as one of a list joined with "; " (or "；"): its closing full stop would read ".;"."""
+    return claim.rstrip().removesuffix(".").removesuffix("。")
 
 
 def _marking(job: RenderJob, question: Question) -> str:
