@@ -284,6 +284,14 @@ window.addEventListener('load', () => {
               boxes.reduce((n, box) => n + box.getBoundingClientRect().height, 0)];
     };
     found.footer = seen('.verified');
+    // a scope badge ("since torch 2.15") stands above its question: nothing after it on its line
+    found.beside_scope = [...frame.querySelectorAll('.scope')].filter(chip => {
+      const after = document.createRange();
+      after.setStartAfter(chip);
+      after.setEndAfter(chip.parentElement.lastChild);
+      const first = [...after.getClientRects()].find(r => r.width > 0 && r.height > 0);
+      return first !== undefined && first.top < chip.getBoundingClientRect().bottom - 1;
+    }).map(chip => chip.innerText);
     found.answer = seen('.reply, ol.answered, .cloze');
     const name = frame.dataset.frame;
     (results[name] = results[name] || {})[frame.dataset.key] = found;

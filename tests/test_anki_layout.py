@@ -49,7 +49,8 @@ def _canary(css: str) -> Side:
     body = ('<div class="prompt"><span style="white-space:nowrap">' + "torch.backends " * 40 + "</span></div>"
             '<pre style="white-space:pre;overflow-x:auto">' + "x = 1; " * 80 + "</pre>"
             '<p style="color:#bbbbbb;background:#ffffff">faint</p>'
-            '<p style="overflow-wrap:anywhere">' + "cudnn" * 40 + '</p><p>https://docs.pytorch.org/docs/stable/</p>')
+            '<p style="overflow-wrap:anywhere">' + "cudnn" * 40 + '</p><p>https://docs.pytorch.org/docs/stable/</p>'
+            '<p><span class="scope" style="display:inline-block">since torch 2.15</span>A question beside it</p>')
     return Side(CANARY, 0, body, css)
 
 
@@ -63,6 +64,7 @@ def layout(decks):
         for frame in ALL_FRAMES:
             canary = found[frame.name].pop(CANARY)
             assert canary["past_edge"] and canary["sideways"] and canary["raw_urls"], (frame.name, canary)
+            assert canary["beside_scope"] == ["since torch 2.15"], (frame.name, canary)
             assert bool(canary["mid_word"]) == (not frame.night), (frame.name, canary)
             if frame.width == PHONE:
                 assert canary["low_contrast"] and bool(canary["light_boxes"]) == frame.night, (frame.name, canary)
@@ -84,6 +86,15 @@ def test_no_text_past_the_right_edge(layout, lang):
     for frame in ALL_FRAMES:
         past = {key: found["past_edge"][:3] for key, found in layout[lang][frame.name].items() if found["past_edge"]}
         assert not past, f"{frame.name}: {len(past)} sides run past the edge: {dict(list(past.items())[:5])}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_scope_badge_stands_above_its_question(layout, lang):
+    """A card about some releases or builds only starts with a badge ("CUDA builds · builds without ROCm");
+    the question starts on the line below it, not beside it with its first word stranded there."""
+    for frame in ALL_FRAMES:
+        beside = {key: found["beside_scope"] for key, found in layout[lang][frame.name].items() if found["beside_scope"]}
+        assert not beside, f"{frame.name}: {len(beside)} sides: {dict(list(beside.items())[:5])}"
 
 
 @pytest.mark.parametrize("lang", LANGS)
