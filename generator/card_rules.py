@@ -30,6 +30,10 @@ _LABEL_WORDS = 2
 # a sentence that only gives the verdict the next one explains: "No.", "False:", "Half wrong."
 _VERDICT = re.compile(r"^\W*(?:yes|no|true|false|wrong|right|correct|incorrect|half (?:wrong|right)|both|neither|"
                       r"myth|不|不对|不行|不能|不会|错|错误|对|正确|是|否|可以|能|会|都是|半对|半错|错了一半|对了一半|没有)\W*$", re.IGNORECASE)
+# "What do `a` and `b` return?", "Defaults of `a`, `b` and `c`?", "`a`, `b` of X?": one answer per name asked
+_NAMES = r"`x`(?:\s*,\s*(?:and\s+)?`x`|\s+and\s+`x`)+"
+_SEVERAL = re.compile(rf"(?:\bwhat\s+(?:do|are|did)\s|^\s*defaults?\s+of\s|^\s*(?=`))[^?]*?{_NAMES}[^?]*\?", re.I)
+_CLAUSE = re.compile(r"(?<=[.!?;:])\s+")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w]|\.\d)")
 _WORD = re.compile(r"[A-Za-z0-9_]+|[\u4e00-\u9fff]")  # an ASCII word, or one Chinese character
 _NAME_PIECE = re.compile(r"[A-Za-z][A-Za-z0-9]*")
@@ -45,6 +49,16 @@ def two_questions(text: Optional[str]) -> bool:
         return False
     prose = _QUOTED.sub("x", CODE_SPAN.sub("x", _ASIDE.sub("", split_explanation(text)[0])))
     return len(_QUESTION_MARK.findall(prose)) > 1 or bool(_SECOND_QUESTION.search(prose))
+
+
+def asks_for_several(text: Optional[str]) -> bool:
+    """Whether the English ``text`` asks for two or more named things at once: what two names return, or
+    the defaults of a list of them (each wants its own answer, so its own card). "What type do `a` and `b`
+    read back as?" asks one thing of both and passes; so does "`a` or `b`"."""
+    if not text:
+        return False
+    prose = CODE_SPAN.sub("`x`", _ASIDE.sub("", split_explanation(text)[0]))
+    return any(_SEVERAL.search(clause) for clause in _CLAUSE.split(prose))
 
 
 def statements(text: Optional[str]) -> int:
@@ -90,10 +104,12 @@ def _deletions(text: str) -> Iterator[tuple[str, str]]:
 
 
 def _shown(hidden: str, context: str) -> bool:
+    """``hidden`` written out in ``context`` as a whole word: a number not inside another (``2`` in ``2.5``),
+    a word also as a piece of a dotted name (``Immediate`` in ``miopen.immediate``)."""
     if len(hidden) < 2 and not hidden.isdigit():
         return False
-    left = r"(?<![\w.])" if hidden[0].isalnum() else ""
-    right = r"(?![\w]|\.\w)" if hidden[-1].isalnum() else ""
+    left = (r"(?<![\w.])" if hidden[0].isdigit() else r"(?<!\w)") if hidden[0].isalnum() else ""
+    right = (r"(?![\w]|\.\d)" if hidden[-1].isdigit() else r"(?!\w)") if hidden[-1].isalnum() else ""
     return bool(re.search(left + re.escape(hidden) + right, context, re.IGNORECASE))
 
 
@@ -146,6 +162,9 @@ def problems(card: Any) -> list[tuple[str, str]]:
     for field, text in _prompts(card):
         if any(two_questions(t) for t in (text.en, text.zh)):
             found.append((field, "asks two questions in one: split it into cards that each ask one"))
+        if asks_for_several(text.en):
+            found.append((field, "asks for several names' values at once: ask about one (the others after ℹ in "
+                                 "the answer), or split the card"))
     for field, text in _answers(card):
         count = max(statements(text.en), statements(text.zh))
         if count > MAX_STATEMENTS:

@@ -135,6 +135,23 @@ def test_a_prompt_that_asks_two_questions_is_a_finding(tmp_path):
     finds(tmp_path, two, one, "front: asks two questions in one")
 
 
+def test_a_prompt_that_asks_for_several_names_values_is_a_finding(tmp_path):
+    def front(card_id: str, en: str) -> dict:
+        return card(card_id, front={"en": en, "zh": "它们是什么？"})
+    both = front("t-both", "On the CPU wheel, what do `pn.all_dsls` and `pn.available_dsls` return?")
+    defaults = front("t-defaults", "Default of `flash_sdp_enabled()`, `math_sdp_enabled()` and `cudnn_sdp_enabled()`?")
+    listed = front("t-listed", "On a CPU build: `is_available()`, `version()` of `torch.backends.cusparselt`?")
+    one = front("t-one", "What does `torch.backends.cusparselt.version()` return on a CPU build?")
+    shared = front("t-shared", "What type do `enabled`, `benchmark` and `deterministic` read back as?")
+    either = front("t-either", "What happens when you call `get_name()` or `get_core_count()` without MPS?")
+    result = lint_of(tmp_path, cards=[both, defaults, listed, one, shared, either])
+    assert result.exit_code == 1
+    for bad in ("t-both", "t-defaults", "t-listed"):
+        assert (f"t.yaml:{line_of(tmp_path, 'id: ' + bad)}: {bad}.front: asks for several names' values at once"
+                in result.output)
+    assert not any(good in result.output for good in ("t-one", "t-shared", "t-either"))
+
+
 def test_an_answer_that_states_three_things_is_a_finding(tmp_path):
     three = card("t-three", back={"en": "No. It only constrains cuDNN; other ops are separate. Use the global switch.",
                                   "zh": "不。它只约束 cuDNN。"})
@@ -168,8 +185,15 @@ def test_a_cloze_that_shows_or_computes_its_deletion_is_a_finding(tmp_path):
                                              "zh": "torch 2.13 到 2.15 有 {{c1::17}} 个子模块。"})
     words = card("t-words", "cloze", text={"en": "With torch: {{c1::pip install torch[opt-einsum]}}. ℹ Alone: pip install "
                                                  "opt-einsum.", "zh": "随 torch 安装：{{c1::pip install torch[opt-einsum]}}。"})
-    result = lint_of(tmp_path, cards=[shown, summed, hidden, words])
+    dotted = card("t-dotted", "cloze", text={"en": "`miopen.immediate = True` uses the {{c1::Immediate}} API.",
+                                             "zh": "`miopen.immediate = True` 改用 {{c1::Immediate}} API。"})
+    decimal = card("t-decimal", "cloze", text={"en": "cuSPARSELt {{c1::0}} reads as 0.8.1 here.",
+                                               "zh": "cuSPARSELt {{c1::0}} 在这里读作 0.8.1。"})
+    result = lint_of(tmp_path, cards=[shown, summed, hidden, words, dotted, decimal])
     assert result.exit_code == 1
+    assert f"t.yaml:{line_of(tmp_path, 'id: t-dotted')}: t-dotted.text: the en cloze gives away 'Immediate'" \
+        in result.output
+    assert "t-dotted.text: the zh cloze gives away 'Immediate'" in result.output and "t-decimal" not in result.output
     assert "t-words.text: the en cloze gives away 'pip install torch[opt-einsum]'" in result.output
     assert "t-words.text: the zh" not in result.output
     assert f"t.yaml:{line_of(tmp_path, 'id: t-shown')}: t-shown.text: the en cloze gives away '2'" in result.output
