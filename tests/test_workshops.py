@@ -1050,3 +1050,23 @@ def test_the_title_slide_names_no_part_of_the_day_its_clock_does_not_keep(built,
     for part, (first, last) in PARTS_OF_DAY.items():
         if re.search(rf"\b{part}\b" if part.isascii() else part, text, re.I):
             assert first <= start and end <= last, (part, text)
+
+
+GLUED_TAIL = re.compile(r'"[^"\s]+"|[A-Za-z0-9_.()]{2,}(?=["”’）：，。；、])')  # a literal, or a word a mark follows
+
+
+@pytest.mark.parametrize("workshop_id", SHIPPED)
+def test_a_word_before_a_closing_mark_is_drawn_whole_in_chinese(built, drawn, workshop_id):
+    """As LibreOffice draws the Chinese decks: a quoted literal or a word followed by a mark that may not start a
+    line ("tf32"）：) is never cut, where LibreOffice's Chinese breaker would have drawn "tf3 / 2"）： had the
+    slide not broken the line before the word."""
+    _, prs, _ = built[(workshop_id, "zh")]
+    pages = _pdf_text(drawn[(workshop_id, "zh")])
+    checked = 0
+    for number, slide in enumerate(prs.slides):
+        lines = [_squeeze(line) for line in pages[number].split("\n")]
+        words = [_squeeze(w) for para in _body_paras(slide) for w in GLUED_TAIL.findall(para.replace("`", ""))]
+        for word in set(words):  # each time it is written, drawn whole on one line
+            assert sum(line.count(word) for line in lines) >= words.count(word), (number + 1, word, lines)
+        checked += len(words)
+    assert checked >= 10
