@@ -21,6 +21,11 @@ exists; after a full-width pause mark that glues two Latin words or code names
 (``torch.a、torch.b``), where the slide text puts a zero-width space (``OPTIONAL_BREAK``)
 so that both applications may break; a word wider than the line breaks where it
 overflows. Checked against LibreOffice's PDF output by ``tests/test_slides.py``.
+
+LibreOffice's Chinese line breaker has one more rule, which cuts words: where the first character past
+a line's end may not start a line (a closing quote, ``）``, ``：``), it steps back over such characters
+and breaks before the last one it reaches, inside the word they follow (``"tf3`` / ``2"）：``).
+``word_cuts`` finds where that would happen; the slide then breaks the line before the word itself.
 """
 from __future__ import annotations
 
