@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from .model import Course, Lesson, Question, Workshop
+from .model import Course, Lesson, Module, Question, Workshop
 from .wording import lessons_and_minutes, words
 
 OPENING_MINUTES = 3  # title and agenda
@@ -130,14 +130,27 @@ def stretch_of(segments: tuple[Slot, ...], index: int) -> tuple[Slot, ...]:
     return tuple(run)
 
 
-def agenda_lines(segments: tuple[Slot, ...], course: Course, lang: str, start: int) -> list[tuple[str, str]]:
+def agenda_lines(segments: tuple[Slot, ...], workshop: Workshop, course: Course, lang: str,
+                 start: int) -> list[tuple[str, str]]:
     """``(clock, what)`` per row of the agenda, in ``lang``: what the agenda slide and the handout print."""
     phrases = words(lang)["workshop"]
-    titles = {m.name: m.display_title(lang) for m in course.all_modules}
+    titles = {m.name: section_title(workshop, m, lang) for m in course.all_modules}
     what = {"break": lambda row: phrases["row_break"].format(n=row.minutes),
             "closing": lambda row: phrases["row_closing"], "end": lambda row: phrases["row_end"],
             "section": lambda row: f"{titles[row.ref]} · {lessons_and_minutes(lang, row.lessons, row.minutes)}"}
     return [(clock(start, row.start), what[row.kind](row)) for row in agenda(segments)]
+
+
+def teaches_whole(workshop: Workshop, module: Module) -> bool:
+    """Whether the workshop teaches every lesson of ``module``: only then may its section name what the
+    module's title and summary promise (a summary of the whole names what a part leaves out)."""
+    return set(workshop.lesson_ids) >= {lesson.id for lesson in module.lessons}
+
+
+def section_title(workshop: Workshop, module: Module, lang: str) -> str:
+    """The heading of the module's section (its slide, its agenda row): the module's title where the workshop
+    teaches all of it, else its bare path (``torch.backends.cuda``), which promises nothing it does not teach."""
+    return module.display_title(lang) if teaches_whole(workshop, module) else module.module
 
 
 def question_minutes(question: Question) -> int:

@@ -69,9 +69,13 @@ def as_in_pdf(text: str) -> str:
 ZERO_WIDTH_SPACE = "\u200b"  # where a slide lets a line break without a space (after 、 between code names)
 
 
+LINE_BREAK = "\v"  # how python-pptx reads an <a:br/>: a line break a Chinese slide sets before a word to keep it whole
+
+
 def as_seen(text: str) -> str:
-    """A slide's text as a reader sees it: the zero-width spaces that only allow a line break dropped."""
-    return text.replace(ZERO_WIDTH_SPACE, "")
+    """A slide's text as a reader sees it: the zero-width spaces that only allow a line break dropped, and the
+    line breaks that only move a word to the next line (the space before each stays)."""
+    return text.replace(ZERO_WIDTH_SPACE, "").replace(LINE_BREAK, "")
 
 
 def letters_and_digits(text: str) -> str:

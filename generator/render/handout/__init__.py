@@ -80,7 +80,7 @@ def handout_data(job: RenderJob, options: HandoutOptions) -> dict:
         "mark": MARK,
         "note": marked_note(job, [*lessons, *asked], rows),
         "footer": job.verified_as_of_edition(),
-        "agenda": [list(row) for row in agenda_lines(segments, course, job.lang, options.start)],
+        "agenda": [list(row) for row in agenda_lines(segments, workshop, course, job.lang, options.start)],
         "lessons": [{"title": job.t(lesson.title), "clock": clock(options.start, starts[lesson.id]),
                      "scope": job.scope(lesson.facts), "marked": bool(job.unverified_note(lesson.facts)),
                      "points": [rich(job.t(point)) for point in lesson.points],

@@ -78,12 +78,34 @@ def with_optional_breaks(spans: Sequence[Span]) -> tuple[Span, ...]:
     return tuple(result)
 
 
-def para_xml(para: Para, faces: Typefaces, lang: str, link: Optional[Linker] = None) -> str:
+def _cut(spans: Sequence[Span], cuts: Sequence[int]) -> list[tuple[Span, ...]]:
+    """The spans in parts, a new part at each offset in ``cuts`` (into their joined text)."""
+    parts: list[list[Span]] = [[]]
+    seen = 0
+    for span in spans:
+        end, at = seen + len(span.text), 0
+        for cut in (c - seen for c in cuts if seen < c < end):
+            parts[-1].append(replace(span, text=span.text[at:cut]))
+            parts.append([])
+            at = cut
+        if at < len(span.text):
+            parts[-1].append(replace(span, text=span.text[at:]))
+        if end in cuts:
+            parts.append([])
+        seen = end
+    return [tuple(part) for part in parts if part]
+
+
+def para_xml(para: Para, faces: Typefaces, lang: str, link: Optional[Linker] = None,
+             cuts: Sequence[int] = ()) -> str:
+    """A paragraph's XML; ``cuts``: offsets where a line break of its own goes (``fit.word_cuts``)."""
     margin = round(para.margin * EMU_PER_PT)
     indent = -round(min(para.margin, BULLET_HANG) * EMU_PER_PT) if para.bullet else 0
     bullet = (f'<a:buFont typeface="{faces.latin}"/><a:buChar char="{clean(para.bullet)}"/>'
               if para.bullet else "<a:buNone/>")
-    runs = "".join(run_xml(s, para.size, faces, lang, link) for s in with_optional_breaks(para.spans))
+    line_break = f'<a:br><a:rPr lang="{lang}" sz="{round(para.size * 100)}" dirty="0"/></a:br>'
+    runs = line_break.join("".join(run_xml(s, para.size, faces, lang, link) for s in with_optional_breaks(part))
+                           for part in _cut(para.spans, cuts))
     return (f'<a:p><a:pPr marL="{margin}" indent="{indent}" algn="{para.align}" eaLnBrk="1" latinLnBrk="0" '
             f'hangingPunct="0">'
             f'<a:lnSpc><a:spcPts val="{round(line_pt(para, faces) * 100)}"/></a:lnSpc>'
@@ -91,9 +113,11 @@ def para_xml(para: Para, faces: Typefaces, lang: str, link: Optional[Linker] = N
             f'<a:endParaRPr lang="{lang}" sz="{round(para.size * 100)}" dirty="0"/></a:p>')
 
 
-def paras_xml(paras: Sequence[Para], faces: Typefaces, lang: str, link: Optional[Linker] = None) -> str:
-    """The paragraphs' XML; ``link`` relates each run's address to the slide (without it, no run links)."""
-    return "".join(para_xml(p, faces, lang, link) for p in paras)
+def paras_xml(paras: Sequence[Para], faces: Typefaces, lang: str, link: Optional[Linker] = None,
+              cuts: Sequence[Sequence[int]] = ()) -> str:
+    """The paragraphs' XML; ``link`` relates each run's address to the slide (without it, no run links);
+    ``cuts``: each paragraph's own line breaks, where it has any."""
+    return "".join(para_xml(p, faces, lang, link, cuts[n] if n < len(cuts) else ()) for n, p in enumerate(paras))
 
 
 def notes_xml(lines: Sequence[str], faces: Typefaces, lang: str, size: float = 12.0) -> str:

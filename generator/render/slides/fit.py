@@ -21,6 +21,11 @@ exists; after a full-width pause mark that glues two Latin words or code names
 (``torch.a、torch.b``), where the slide text puts a zero-width space (``OPTIONAL_BREAK``)
 so that both applications may break; a word wider than the line breaks where it
 overflows. Checked against LibreOffice's PDF output by ``tests/test_slides.py``.
+
+LibreOffice's Chinese line breaker has one more rule, which cuts words: where the first character past
+a line's end may not start a line (a closing quote, ``）``, ``：``), it steps back over such characters
+and breaks before the last one it reaches, inside the word they follow (``"tf3`` / ``2"）：``).
+``word_cuts`` finds where that would happen; the slide then breaks the line before the word itself.
 """
 from __future__ import annotations
 
@@ -42,6 +47,8 @@ _PROBE_SIZE = 1000
 _NO_LINE_START = set("，。、；：？！）》」』】〕〉”’…·%,.;:!?)]}/％﹚")  # even after a space (UAX 14, LB13)
 _NO_LINE_END = set("（《「『【〔〈“‘([{")
 _PAUSE_MARKS = set("、，；：。！？")
+# What LibreOffice's Chinese rules keep off a line's start (its zh_CN forbidden characters), straight quotes too
+_CJK_NO_LINE_START = _NO_LINE_START | set("\"'”’")
 OPTIONAL_BREAK = "\u200b"  # zero-width space: a line may break after it (UAX 14 ZW), and it draws nothing
 
 
@@ -71,12 +78,14 @@ def glued_pause(text: str, offset: int) -> bool:
     """Whether ``offset`` follows a full-width pause mark (、，；：。！？) that glues two Latin words or code
     names together (``a()、b()``). LibreOffice reads ``torch.a、torch.b`` as one word and breaks it where it
     overflows (``torch._transformer_encoder_laye`` / ``r_fwd``); an ``OPTIONAL_BREAK`` after the mark lets
-    it break there instead. Where Chinese comes before the mark, a line can already break before it."""
+    it break there instead, before a name that starts with a dot too (``a.fp32_precision、.rnn.fp32_precision``).
+    Where Chinese comes before the mark, a line can already break before it."""
     if not 1 < offset < len(text) or text[offset - 1] not in _PAUSE_MARKS:
         return False
     before, after = text[offset - 2], text[offset]
     return (not before.isspace() and not is_east_asian(before)
-            and not after.isspace() and not is_east_asian(after) and after not in _NO_LINE_START)
+            and not after.isspace() and not is_east_asian(after)
+            and (after not in _NO_LINE_START or after == "." and text[offset + 1:offset + 2].isalpha()))
 
 
 @lru_cache(maxsize=None)
@@ -251,3 +260,45 @@ def _break_opportunities(text: str) -> tuple[list[bool], list[bool]]:
             if glued_pause(text, i):
                 strong[i] = True
     return strong, weak
+
+
+def word_cuts(pieces: Sequence[tuple[str, FontSet]], size: float, width: float) -> list[int]:
+    """Where a paragraph with Chinese needs a line break of its own (``<a:br/>``) so that LibreOffice does not
+    cut a Latin word, as it drew ``"tf3`` / ``2"）：``: where the first character past a line's end may not
+    start a line (a closing quote, ``）``, ``：``), LibreOffice's Chinese line breaker steps back over such
+    characters one at a time and breaks before the last character it reaches, inside the word they follow, rather
+    than at the space before the word. Lines are followed as LibreOffice sets them at the full ``width``;
+    where one would end so, the break goes before the word instead (offsets into the joined text)."""
+    text = "".join(t for t, _ in pieces)
+    if not has_east_asian(text):
+        return []
+    widths = [w * size for w in measure(pieces)]
+    if sum(widths) <= width:
+        return []
+    strong, weak = _break_opportunities(text)
+    cuts: list[int] = []
+    start, x = 0, 0.0
+    for i, char in enumerate(text):
+        if char == " ":
+            x += widths[i]
+            continue
+        if x + widths[i] > width and i > start:
+            back = i
+            while back > start and text[back] in _CJK_NO_LINE_START:
+                back -= 1
+            if back < i and _inside_latin_word(text, back):
+                start = _last(strong, start, back) or _last(weak, start, back) or back
+                if start != back:
+                    cuts.append(start)
+            else:
+                start = _last(strong, start, i) or _last(weak, start, i) or i
+            x = sum(widths[start:i])
+        x += widths[i]
+    return cuts
+
+
+def _inside_latin_word(text: str, offset: int) -> bool:
+    """Whether a break before ``offset`` falls between two characters of one Latin word."""
+    before, after = text[offset - 1], text[offset]
+    return (offset > 0 and not before.isspace() and not is_east_asian(before) and before != OPTIONAL_BREAK
+            and not after.isspace() and not is_east_asian(after))

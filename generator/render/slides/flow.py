@@ -134,6 +134,11 @@ class Flow:
             return [0]
         return fit.wrap(pieces(para, self.faces), para.size, (width - para.margin) * WRAP_SLACK)
 
+    def word_cuts(self, para: Para, width: float) -> list[int]:
+        """Where ``para``, set in a box whose inner width is ``width``, needs a line break of its own so that
+        LibreOffice does not cut a Latin word (``fit.word_cuts``: at the full width, as LibreOffice sets it)."""
+        return fit.word_cuts(pieces(para, self.faces), para.size, width - para.margin)
+
     def units(self, paras: Sequence[Para], width: float, wrap: bool = True) -> list[tuple[int, int, float]]:
         """(paragraph, line start, height) for every line: the pieces a text can be split into."""
         units = []

@@ -9,6 +9,7 @@ the next, the why of every option in the notes. Nothing is set under 20 pt but c
 """
 from __future__ import annotations
 
+import ast
 import dataclasses
 import re
 import unicodedata
@@ -17,10 +18,21 @@ from ...diagrams import diagram_headline
 from ...markup import segments, split_explanation
 from ...model import Lesson, Question, Workshop
 from ...wording import words as all_words
-from ...workshops import REFERENCE, Slot, agenda_lines, clock, file_stem, lessons_of, schedule, stretch_of
+from ...workshops import (
+    REFERENCE,
+    Slot,
+    agenda_lines,
+    clock,
+    file_stem,
+    lessons_of,
+    schedule,
+    section_title,
+    stretch_of,
+    teaches_whole,
+)
 from ..order import letter, shown
 from .flow import Block, CodeBlock, TableBlock, TextBlock
-from .plan import Notes, SlidePlan, SlideSpec, for_the_room, link_text
+from .plan import Notes, SlidePlan, SlideSpec, for_the_room, link_text, title_text
 from .text import Para, Span, code_lines, inline
 
 BODY_PT = 20.0
@@ -54,14 +66,46 @@ def quote_opening(text: str, columns: int = 40) -> str:
     return cut.rstrip(" ,;:，、；：") + "…"
 
 
-def first_print(code: str) -> str:
-    """The first ``print(...)`` line of a sample, its comment cut off: what the speaker asks the room to
-    predict ('' where the sample prints nothing)."""
+def _statements(code: str) -> list[str]:
+    """The sample's lines that start a statement, each without its comment: no blank or comment line, no
+    line that only closes brackets, no ``else:`` or ``try:`` that says nothing by itself."""
+    found = []
     for line in code.splitlines():
         statement = line.split("  #")[0].strip()
-        if statement.startswith("print("):
-            return statement
-    return ""
+        if statement and not statement.startswith("#") and not re.fullmatch(r"[)\]}:,\s]*|\w+:", statement):
+            found.append(statement)
+    return found
+
+
+def fixed_text(statement: str) -> str | None:
+    """The text a ``print("…")`` of string literals only prints (None for any other statement): the room
+    cannot predict what a sample says itself, only whether it says it."""
+    try:
+        call = ast.parse(statement, mode="eval").body
+    except SyntaxError:
+        return None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "print"
+            and call.args and all(isinstance(arg, ast.Constant) and isinstance(arg.value, str) for arg in call.args)):
+        return None
+    return " ".join(str(arg.value) for arg in call.args if isinstance(arg, ast.Constant))
+
+
+def computed_prints(code: str) -> list[str]:
+    """The sample's ``print(...)`` lines that print something computed, comments cut off, in order: what the
+    speaker asks the room to predict."""
+    return [line for line in _statements(code) if line.startswith("print(") and fixed_text(line) is None]
+
+
+def first_message(code: str) -> str:
+    """The first fixed text the sample prints ('' where it prints none): whether it appears is the question."""
+    return next((text for line in _statements(code) if (text := fixed_text(line))), "")
+
+
+def last_step(code: str) -> str:
+    """The sample's last statement that does something by itself (no block header, ``pass`` or import): what
+    the speaker asks the room about where the sample prints nothing."""
+    return next((line for line in reversed(_statements(code))
+                 if not line.endswith(":") and line != "pass" and not line.startswith(("import ", "from "))), "")
 
 
 class WorkshopPlan(SlidePlan):
@@ -91,6 +135,7 @@ class WorkshopPlan(SlidePlan):
     # ------------------------------------------------------------ deck
     def slides(self) -> list[SlideSpec]:
         drawn: set[str] = set()
+        self.asked: set[str] = set()  # the print lines the notes have asked the room about so far
         specs: list[SlideSpec] = []
         for index, segment in enumerate(self.segments):
             part = self._segment(index, segment, drawn)
@@ -151,24 +196,27 @@ class WorkshopPlan(SlidePlan):
 
     def agenda(self) -> SlideSpec:
         paras = tuple(Para((Span(when + "  ", bold=True, colour="accent1"), *inline(what)), BODY_PT, before=6)
-                      for when, what in agenda_lines(self.segments, self.job.course, self.job.lang, self.start))
+                      for when, what in agenda_lines(self.segments, self.workshop, self.job.course, self.job.lang, self.start))
         notes = self._wnotes("agenda", end=self.clock(self.segments[-1].end))
         return SlideSpec("Outline", "agenda", self.ww["agenda"], (TextBlock(paras),), notes)
 
     # ------------------------------------------------------------ module
     def stretch(self, module, index: int) -> SlideSpec:
-        """The section slide of the module's stretch starting at segment ``index``: its path, the lessons of
-        it the workshop teaches now, and the module's summary only where the workshop teaches all of the
-        module (a summary of the whole promises what a workshop teaching part of it leaves out)."""
+        """The section slide of the module's stretch starting at segment ``index``: the lessons of it the
+        workshop teaches now, under the module's title and after its summary only where the workshop teaches
+        all of the module (``section_title``); its notes likewise name only what is taught."""
         taught = [self.lessons[s.ref] for s in stretch_of(self.segments, index) if s.kind == "lesson"]
-        paras = [Para((Span(module.module, mono=True),), BODY_PT)]
-        if module.summary and set(self.workshop.lesson_ids) >= {lesson.id for lesson in module.lessons}:
+        title = section_title(self.workshop, module, self.job.lang)
+        whole = teaches_whole(self.workshop, module)
+        paras = [Para((Span(module.module, mono=True),), BODY_PT)] if title != module.module else []
+        if module.summary and whole:
             paras.append(Para(inline(self.t(module.summary)), BODY_PT, before=8))
         paras += [Para((Span(f"{n}.  ", bold=True, colour="accent1"), *inline(self.t(lesson.title))), BODY_PT, before=6)
                   for n, lesson in enumerate(taught, 1)]
-        notes = self._wnotes("section", summary=self.t(module.summary) or module.module, module=module.module)
-        return SlideSpec("Section", f"section:{module.name}", module.display_title(self.job.lang),
-                         self._text(paras), notes)
+        titles = self.semicolon.join(title_text(self.t(lesson.title)) for lesson in taught)
+        notes = (self._wnotes("section", summary=self.t(module.summary) or module.module, module=module.module)
+                 if whole else self._wnotes("section_part", titles=titles, module=module.module))
+        return SlideSpec("Section", f"section:{module.name}", title, self._text(paras), notes)
 
     def lesson_slides(self, lesson: Lesson, drawn: set[str]) -> list[SlideSpec]:
         """Points, then each code sample, the table (a game: hidden, then revealed), each new diagram."""
@@ -228,10 +276,16 @@ class WorkshopPlan(SlidePlan):
         caption = self.t(example.caption) if example.caption else ""
         # the caption is the slide's headline: said once, as its title, not again above the code
         blocks: list[Block] = [CodeBlock(tuple(code_lines(self.job.code(example), example.language)), 20.0)]
-        printed = first_print(self.job.code(example))
-        kind = "code_raises" if example.runs == "raises" else "code" if printed else "code_silent"
+        code = self.job.code(example)
+        # the first print not asked about on an earlier slide (no prompt twice), else a line of its own
+        printed = next((line for line in computed_prints(code) if line not in self.asked), "")
+        self.asked.add(printed)
+        message = first_message(code)
+        kind = ("code_raises" if example.runs == "raises" else "code" if printed else
+                "code_message" if message else "code_silent")
         notes = self._wnotes(kind, script=f"{file_stem(self.workshop)}.py", cell=self.cells[lesson.id] + index,
-                             caption=caption or self.t(lesson.takeaway) or self.t(lesson.title), line=printed)
+                             caption=caption or self.t(lesson.takeaway) or self.t(lesson.title),
+                             line=printed or message or last_step(code))
         headline = caption or self.ww["code_title"].format(title=self.t(lesson.title))
         return SlideSpec("Lesson", f"code:{lesson.id}:{index + 1}", headline, tuple(blocks),
                          Notes(notes.say, notes.ask, 0, self.job.verified_where(lesson.facts)),
@@ -298,7 +352,7 @@ class WorkshopPlan(SlidePlan):
     def _review_notes(self, lessons: list[Lesson]) -> Notes:
         titles = self.semicolon.join(self.t(lesson.title) for lesson in lessons)
         recap = self.ww["review_of"].format(titles=titles)
-        return self._wnotes("review", recap=recap)
+        return self._wnotes("review", recap=recap, title=title_text(self.t(lessons[0].title)))
 
     def pause(self, segment: Slot) -> SlideSpec:
         back = self.clock(segment.end)

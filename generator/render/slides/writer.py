@@ -198,8 +198,10 @@ class PresentationWriter:
         ph = None
         if body_type:
             ph = '<p:ph idx="1"/>' if body_type == "obj" else f'<p:ph type="{body_type}" idx="1"/>'
+        left, _, right, _ = style.insets
+        cuts = [self.flow.word_cuts(para, placed.area.w - left - right) for para in block.paras] if style.wrap else []
         return _sp(shape_id, "Body" if ph else block.kind.title(), placed.area,
-                   paras_xml(block.paras, self.text_faces, self.lang, link), ph=ph, insets=style.insets,
+                   paras_xml(block.paras, self.text_faces, self.lang, link, cuts), ph=ph, insets=style.insets,
                    fill_colour=style.fill, line=style.line, wrap=style.wrap)
 
     def _table_xml(self, shape_id: int, placed: Placed, table: TableBlock, link) -> str:
