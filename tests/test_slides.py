@@ -400,6 +400,28 @@ def _notes(slide) -> str:
     return slide.notes_slide.notes_text_frame.text if slide.has_notes_slide else ""
 
 
+@pytest.mark.parametrize("key", ["real-en", "real-zh"])
+def test_a_reviews_lesson_titles_show_no_backticks(built, key):
+    """Inline code in a lesson's title is set in the mono font on a review slide, its backticks dropped."""
+    _, prs, _ = built[key]
+    shown = {slide_name(slide): _shown_text(slide) for slide in prs.slides if slide_name(slide).startswith("review:")}
+    assert len(shown) > 5 and not {name: text[:120] for name, text in shown.items() if "`" in text}
+
+
+@pytest.mark.parametrize("key", ["real-en", "real-zh"])
+def test_a_review_asks_about_a_lesson_it_shows(built, key):
+    """A review slide's notes ask the room about one of the lessons on it, by the title the slide shows, and
+    no two reviews ask the same: no stock prompt ("Which of these would you explain to a colleague first?")."""
+    _, prs, _ = built[key]
+    asks = []
+    for slide in prs.slides:
+        if slide_name(slide).startswith("review:"):
+            quoted = re.findall(r"“([^”]+)”", _notes(slide))
+            assert quoted and any(title in as_seen(_shown_text(slide)) for title in quoted), (slide_name(slide), quoted)
+            asks.append(quoted[0])
+    assert len(asks) > 5 and max(asks.count(ask) for ask in asks) <= 2, asks  # two modules may share a title
+
+
 def test_skipped_facts_are_marked_in_the_notes_not_on_the_slide(built):
     """Where a fact could not be checked here, the speaker's notes say so; the slide shows no banner."""
     job, prs, _ = _deck(built, "stress-en")

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 from PIL import Image
 
 from ...diagrams import DIAGRAM_NAMES, diagram_alt, diagram_headline, diagram_png
-from ...markup import checked_part, cloze_answers, cloze_blanks, split_explanation
+from ...markup import checked_part, cloze_answers, cloze_blanks, segments, split_explanation
 from ...model import Card, Lesson, Module, Question
 from ...wording import words as all_words
 from ...workshops import REFERENCE
@@ -53,6 +53,11 @@ def _without_pictograph(found: re.Match) -> str:
     after = found.string[found.end():]
     spaced = bool(found[1] or found[2])
     return " " if spaced and found.start() > 0 and after and not unicodedata.category(after[0]).startswith("P") else ""
+
+
+def plain(text: str) -> str:
+    """Content text as notes print it: the backticks of inline code dropped (notes are plain text)."""
+    return "".join(segment.text for segment in segments(text))
 
 
 def title_text(title: str) -> str:
@@ -358,14 +363,15 @@ class SlidePlan:
                      if explanation and fact.strip())
 
     def review(self, lessons: list[Lesson]) -> SlideSpec:
-        paras = tuple(Para((Span(f"{self.t(lesson.title)}{self.label}", bold=True), *inline(self.recap(lesson))),
+        paras = tuple(Para((*inline(f"{self.t(lesson.title)}{self.label}", bold=True), *inline(self.recap(lesson))),
                            self.TAKEAWAY_PT, bullet="✔", margin=24, before=10) for lesson in lessons)
         notes = self._review_notes(lessons)
         return SlideSpec("Review", f"review:{lessons[-1].id}", self.words["review"], (TextBlock(paras),),
                          dataclasses.replace(notes, more=self._explained(lessons) + self._marks(lessons)))
 
     def _review_notes(self, lessons: list[Lesson]) -> Notes:
-        return self._notes("review")
+        """Asks about the first lesson reviewed, by its title: a prompt of this slide's own."""
+        return self._notes("review", title=plain(title_text(self.t(lessons[0].title))))
 
     def cheat_sheet(self) -> SlideSpec:
         """The take-aways that close the deck: a row per lesson in teaching order (its module, its title, its

@@ -15,7 +15,7 @@ import re
 import unicodedata
 
 from ...diagrams import diagram_headline
-from ...markup import segments, split_explanation
+from ...markup import split_explanation
 from ...model import Lesson, Question, Workshop
 from ...wording import words as all_words
 from ...workshops import (
@@ -32,7 +32,7 @@ from ...workshops import (
 )
 from ..order import letter, shown
 from .flow import Block, CodeBlock, TableBlock, TextBlock
-from .plan import Notes, SlidePlan, SlideSpec, for_the_room, link_text, title_text
+from .plan import Notes, SlidePlan, SlideSpec, for_the_room, link_text, plain, title_text
 from .text import Para, Span, code_lines, inline
 
 BODY_PT = 20.0
@@ -45,11 +45,6 @@ HEADLINE_COLUMNS = 90  # a takeaway longer than this (CJK characters count twice
 def display_width(text: str) -> int:
     """Columns ``text`` takes: a CJK or full-width character counts as two."""
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-
-
-def plain(text: str) -> str:
-    """Content text as notes print it: the backticks of inline code dropped (notes are plain text)."""
-    return "".join(segment.text for segment in segments(text))
 
 
 def quote_opening(text: str, columns: int = 40) -> str:
