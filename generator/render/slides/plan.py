@@ -49,10 +49,11 @@ BODY_EMOJI = re.compile("( ?)[\U0001F000-\U0001FAFF\u2600-\u26FF\u2B00-\u2BFF\uF
 
 def _without_pictograph(found: re.Match) -> str:
     """What stands where a pictograph was: one space between two words it stood apart from, else nothing
-    (at the start of a text, and before punctuation: "可能会溢出 🌊。" reads "可能会溢出。", not "溢出 。")."""
+    (at the start of a text, and before punctuation: "可能会溢出 🌊。" reads "可能会溢出。", not "溢出 。"). At the
+    end of a span the space stays: the next span (inline code, say) is another word."""
     after = found.string[found.end():]
     spaced = bool(found[1] or found[2])
-    return " " if spaced and found.start() > 0 and after and not unicodedata.category(after[0]).startswith("P") else ""
+    return " " if spaced and found.start() > 0 and not unicodedata.category(after[:1] or " ").startswith("P") else ""
 
 
 def plain(text: str) -> str:
