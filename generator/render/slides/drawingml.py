@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Callable, Optional, Sequence
+from typing import Callable, Iterator, Optional, Sequence
 from xml.sax.saxutils import escape
 
 from ...markup import EXPLAIN
@@ -61,6 +61,17 @@ def run_xml(span: Span, size: float, faces: Typefaces, lang: str, link: Optional
             f'<a:cs typeface="{latin}"/>{click}</a:rPr><a:t>{clean(span.text)}</a:t></a:r>')
 
 
+def _pieces(spans: Sequence[Span], offsets: Sequence[int]) -> Iterator[tuple[Span, list[str]]]:
+    """Each span with its text in pieces, cut at each of ``offsets`` (into the spans' joined text) that falls
+    inside it or at its end (a cut at its end leaves an empty last piece)."""
+    seen = 0
+    for span in spans:
+        end = seen + len(span.text)
+        cuts = [offset - seen for offset in offsets if seen < offset <= end]
+        yield span, [span.text[a:b] for a, b in zip([0, *cuts], [*cuts, len(span.text)])]
+        seen = end
+
+
 def with_optional_breaks(spans: Sequence[Span]) -> tuple[Span, ...]:
     """``spans`` with a ``fit.OPTIONAL_BREAK`` after each full-width pause mark that glues two Latin words or
     code names (``（`a`、`b`）``, ``fit.glued_pause``); the zero-width space goes into the mark's run."""
@@ -68,31 +79,18 @@ def with_optional_breaks(spans: Sequence[Span]) -> tuple[Span, ...]:
     marks = [i for i in range(1, len(text)) if fit.glued_pause(text, i)]
     if not marks:
         return tuple(spans)
-    result, seen = [], 0
-    for span in spans:
-        end = seen + len(span.text)
-        cuts = [m - seen for m in marks if seen < m <= end]
-        pieces = [span.text[a:b] for a, b in zip([0, *cuts], [*cuts, len(span.text)])]
-        result.append(replace(span, text=fit.OPTIONAL_BREAK.join(pieces)))
-        seen = end
-    return tuple(result)
+    return tuple(replace(span, text=fit.OPTIONAL_BREAK.join(pieces)) for span, pieces in _pieces(spans, marks))
 
 
 def _cut(spans: Sequence[Span], cuts: Sequence[int]) -> list[tuple[Span, ...]]:
     """The spans in parts, a new part at each offset in ``cuts`` (into their joined text)."""
     parts: list[list[Span]] = [[]]
-    seen = 0
-    for span in spans:
-        end, at = seen + len(span.text), 0
-        for cut in (c - seen for c in cuts if seen < c < end):
-            parts[-1].append(replace(span, text=span.text[at:cut]))
-            parts.append([])
-            at = cut
-        if at < len(span.text):
-            parts[-1].append(replace(span, text=span.text[at:]))
-        if end in cuts:
-            parts.append([])
-        seen = end
+    for span, pieces in _pieces(spans, cuts):
+        for number, piece in enumerate(pieces):
+            if number:
+                parts.append([])
+            if piece:
+                parts[-1].append(replace(span, text=piece))
     return [tuple(part) for part in parts if part]
 
 
