@@ -61,8 +61,9 @@ class FontSet:
     bold: bool = False
 
 
-_EAST_ASIAN = re.compile("[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f"
-                         "\uff00-\uffef\U00020000-\U0003ffff]")
+EAST_ASIAN_RANGE = ("\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f"
+                    "\uff00-\uffef\U00020000-\U0003ffff")  # what is drawn with the East Asian font
+_EAST_ASIAN = re.compile(f"[{EAST_ASIAN_RANGE}]")
 
 
 def is_east_asian(char: str) -> bool:

@@ -24,8 +24,8 @@ MIN_SPLIT = 0.25  # split a block onto the rest of a slide only where at least t
 SENTENCE_ENDS = set(".!?。！？")
 CLAUSE_ENDS = SENTENCE_ENDS | set(",;:，；：、")
 ELLIPSIS = "…"
-_CJK = "\u2e80-\u9fff\u3000-\u303f\uf900-\ufaff\uff00-\uffef"
-UNBREAKABLE = re.compile(f"[^\\s{_CJK}]+|[{_CJK}]")  # what a line does not break inside
+# what a line does not break inside: a word, or one East Asian character (a line may break between two)
+UNBREAKABLE = re.compile(f"[^\\s{fit.EAST_ASIAN_RANGE}]+|[{fit.EAST_ASIAN_RANGE}]")
 
 
 @dataclass(frozen=True)
