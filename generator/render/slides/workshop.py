@@ -274,7 +274,8 @@ class WorkshopPlan(SlidePlan):
         code = self.job.code(example)
         # the first print not asked about on an earlier slide (no prompt twice), else a line of its own
         printed = next((line for line in computed_prints(code) if line not in self.asked), "")
-        self.asked.add(printed)
+        if printed:
+            self.asked.add(printed)
         message = first_message(code)
         kind = ("code_raises" if example.runs == "raises" else "code" if printed else
                 "code_message" if message else "code_silent")
