@@ -551,14 +551,17 @@ def ledger_group():
               type=click.Path(file_okay=False))
 @click.option("--timeout", default=10.0, show_default=True, type=Seconds(),
               help="Seconds a single check may run there.")
+@click.option("--controls", is_flag=True,
+              help="Also run each check in its rivals' worlds there (as verify --controls); the import keeps "
+                   "the checks' results, the run's output shows each rival's verdict.")
 @guarded
-def ledger_export(path, content_dir, timeout):
+def ledger_export(path, content_dir, timeout, controls):
     """Write every check, with the worker, as one zip that any python with torch runs (stdlib and torch only)."""
     from .atomic import atomic_write_bytes
     from .ledger import export_archive
 
     course = load(content_dir)
-    atomic_write_bytes(path, export_archive(course, timeout))
+    atomic_write_bytes(path, export_archive(course, timeout, controls))
     click.echo(f"ledger export: {len(course.facts)} checks in {path}; run it with any python that has torch:\n"
                f"  python3 {Path(path).name} > results.jsonl\n"
                f"then: torchdeck ledger import results.jsonl")

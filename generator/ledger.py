@@ -218,17 +218,17 @@ except Exception:
 """
 
 
-def export_archive(course: Course, timeout: float) -> bytes:
+def export_archive(course: Course, timeout: float, controls: bool = False) -> bytes:
     """The worker with every fact's check built in: one zip that any python with torch runs
     (``python3 checks.pyz > results.jsonl``); stdlib and torch only. The same bytes for the same
-    content and worker."""
+    content and worker. With ``controls``, each check also runs in its rivals' worlds there."""
     import io
     import zipfile
 
     from .verify import WORKER, worker_item
 
-    request = {"timeout": timeout,
-               "checks": [{"id": f.id, "hash": f.check_key(), **worker_item(f)} for f in course.facts]}
+    request = {"timeout": timeout, "controls": controls,
+               "checks": [{"id": f.id, "hash": f.check_key(), **worker_item(f, controls)} for f in course.facts]}
     files = {"__main__.py": _EXPORTED_MAIN % json.dumps(request, ensure_ascii=True)}
     files.update({f"worker/{path.name}": path.read_text(encoding="utf-8")
                   for path in sorted(WORKER.glob("*.py")) if path.name != "__main__.py"})
@@ -267,6 +267,8 @@ def import_results(lines: Iterable[str], course: Course, date: str, where: str =
             raise BuildError(f"{where}:{number}: expected an object")
         if "hello" in message:
             hello = message["hello"]
+            continue
+        if "control" in message:  # a control's verdict (an export with --controls): shown there, not recorded
             continue
         if "id" not in message or "status" not in message:
             raise BuildError(f"{where}:{number}: a result without 'id' and 'status' (was the check file exported "

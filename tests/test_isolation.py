@@ -303,19 +303,22 @@ def test_a_shared_mapping_counts_against_the_memory_limit(tmp_path):
 def test_facts_that_require_cuda_run_without_a_memory_limit():
     """CUDA maps large virtual areas when it starts: a checker for a fact that requires cuda or cudnn gets
     no address-space or data limit (other checkers do)."""
-    code = ("import resource, sys\nsys.path.insert(0, sys.argv[1])\nfrom worker.processes import _limit_resources\n"
-            "_limit_resources(eval(sys.argv[2]))\n"
+    code = ("import resource, sys\nsys.path.insert(0, sys.argv[1])\nfrom worker.processes import _GPU_HERE, _limit_resources\n"
+            "_GPU_HERE.extend(eval(sys.argv[3]))\n_limit_resources(eval(sys.argv[2]))\n"
             "print(resource.getrlimit(resource.RLIMIT_AS)[0] == resource.RLIM_INFINITY,"
             " resource.getrlimit(resource.RLIMIT_DATA)[0] == resource.RLIM_INFINITY)")
     folder = str(verify_module.WORKER.parent)
 
-    def unlimited(item):
-        done = subprocess.run([sys.executable, "-c", code, folder, repr(item)], capture_output=True, text=True)
+    def unlimited(item, gpu_here=()):
+        done = subprocess.run([sys.executable, "-c", code, folder, repr(item), repr(list(gpu_here))],
+                              capture_output=True, text=True)
         return done.stdout.split()
 
     assert unlimited({"requires": ["cuda"]}) == ["True", "True"]
     assert unlimited({"requires": ["cudnn"]}) == ["True", "True"]
     assert unlimited({"requires": []}) == ["False", "False"]
+    # on a machine with a GPU any check may start CUDA (cudnn.version() does): data stays limited, address space not
+    assert unlimited({"requires": []}, gpu_here=[True]) == ["True", "False"]
 
 
 def test_huge_messages_are_cut_quickly(tmp_path):

@@ -168,6 +168,33 @@ def test_exported_checks_run_with_only_torch_and_import_back(content, tmp_path):
     assert data["facts"]["l-new"]["status"] == "skip" and "outside >=2.99" in data["facts"]["l-new"]["detail"]
 
 
+def test_an_export_with_controls_names_each_verdict_and_imports_the_results(content, tmp_path):
+    """``ledger export --controls``: on the other machine each check also runs in its rivals' worlds; every
+    verdict names its fact, and the import records the checks' results, not the verdicts."""
+    with_rival = MODULE.replace(
+        "    check: {default: torch.backends.cudnn.benchmark, equals: false}\n",
+        "    check: {expr: \"torch.backends.cudnn.benchmark is False\"}\n"
+        "    rivals:\n"
+        "      - belief: benchmark starts on\n"
+        "        world: torch.backends.cudnn.benchmark = True\n")
+    assert with_rival != MODULE
+    (content / "cudnn.yaml").write_text(with_rival, encoding="utf-8")
+    script = tmp_path / "checks.pyz"
+    assert torchdeck("ledger", "export", "--controls", script, "--content", content).exit_code == 0
+    done = subprocess.run([sys.executable, "-I", str(script)], capture_output=True, text=True, cwd=tmp_path,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    verdicts = {line["id"]: line for line in map(json.loads, done.stdout.splitlines()) if "control" in line}
+    assert verdicts["l-benchmark"]["control"] == "caught"
+    assert verdicts["l-benchmark"]["rivals"] == [["ruled-out", verdicts["l-benchmark"]["rivals"][0][1]]]
+    results = tmp_path / "results.jsonl"
+    results.write_text(done.stdout)
+    result = torchdeck("ledger", "import", results, "--content", content, "--date", "2026-11-01")
+    assert result.exit_code == 0, result.output
+    (path,) = (content / "ledger").glob("*.json")
+    assert json.loads(path.read_text())["facts"]["l-benchmark"]["status"] == "pass"
+
+
 def test_a_broken_results_file_is_a_clean_error(content, tmp_path):
     bad = tmp_path / "results.jsonl"
     bad.write_text('{"hello": {"torch": "2.13.0", "python": "3.11.0"}}\nnot json\n')

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The GPU run, on a machine with an NVIDIA GPU and a python3 that has torch (nothing else needed):
 #
-#   here:        torchdeck ledger export build/gpu/checks.pyz
+#   here:        torchdeck ledger export --controls build/gpu/checks.pyz   (--controls: rivals' worlds too)
 #   GPU machine: sh tools/gpu-run.sh build/gpu/checks.pyz OUT       (from a copy of this checkout)
 #   here:        torchdeck ledger import OUT/results.jsonl
 #
@@ -25,11 +25,15 @@ status=$?
 seconds=$(( $(date +%s) - start ))
 "$python" - "$out/results.jsonl" "$status" "$seconds" > "$out/summary.txt" <<'PY'
 import collections, json, sys
-counts, hello, failed = collections.Counter(), {}, []
+counts, controls, hello, failed = collections.Counter(), collections.Counter(), {}, []
 for line in open(sys.argv[1]):
     message = json.loads(line)
     if "hello" in message:
         hello = message["hello"]
+    elif "control" in message:  # exported with --controls: the check in its rivals' worlds
+        controls[message["control"]] += 1
+        if message["control"] != "caught":
+            failed.append("control %s %s: %s" % (message["control"], message.get("id"), message.get("detail", "")[:300]))
     elif "status" in message:
         counts[message["status"]] += 1
         if message["status"] in ("fail", "error"):
@@ -39,6 +43,8 @@ print("torch %s, python %s, device %s, CUDA %s, cuDNN %s, driver %s" % (
     hello.get("torch"), hello.get("python"), build.get("device"), build.get("cuda"), build.get("cudnn"),
     build.get("driver")))
 print("exit %s after %s s: %s" % (sys.argv[2], sys.argv[3], ", ".join("%d %s" % (n, s) for s, n in sorted(counts.items()))))
+if controls:
+    print("controls: " + ", ".join("%d %s" % (n, s) for s, n in sorted(controls.items())))
 print("\n".join(failed))
 PY
 cat "$out/summary.txt"

@@ -137,9 +137,11 @@ def _limit_resources(item):
     limits = [(getattr(resource, "RLIMIT_FSIZE", None), OUTPUT_LIMIT)]
     if not any(need in UNLIMITED_MEMORY for need in item.get("requires", ())):
         used = _MEMORY_BASE or _memory_in_use()
-        limits += [(getattr(resource, "RLIMIT_DATA", None), MEMORY_LIMIT + used.get("VmData", 0)),
-                   (getattr(resource, "RLIMIT_AS", None),
-                    MEMORY_LIMIT + used.get("VmSize", 0) + THREAD_RESERVE * (os.cpu_count() or 1))]
+        limits.append((getattr(resource, "RLIMIT_DATA", None), MEMORY_LIMIT + used.get("VmData", 0)))
+        if not _GPU_HERE:  # with a GPU any check may start CUDA (cudnn.version() does), whose reserved
+            # address space alone is past any such limit ("cudaGetDeviceCount ... out of memory"); data still counts
+            limits.append((getattr(resource, "RLIMIT_AS", None),
+                           MEMORY_LIMIT + used.get("VmSize", 0) + THREAD_RESERVE * (os.cpu_count() or 1)))
     for limit, extra in limits:
         if limit is None:
             continue
@@ -151,6 +153,9 @@ def _limit_resources(item):
 
 
 _MEMORY_BASE: dict = {}  # what the worker uses before forking: read once there, not in every checker
+
+
+_GPU_HERE: list = []  # [True] once the worker found a usable CUDA GPU on this machine (before forking)
 
 
 def _memory_in_use():

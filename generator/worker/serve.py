@@ -18,6 +18,7 @@ from .controls import run_controls
 from .kinds import CHECK_KINDS, CODE_KINDS, MODULES_AFTER_IMPORT_TORCH, check_kind
 from .limits import _cut
 from .processes import (
+    _GPU_HERE,
     _MEMORY_BASE,
     PR_SET_CHILD_SUBREAPER,
     PR_SET_DUMPABLE,
@@ -96,6 +97,7 @@ def _serve(items, indexes, capabilities, request, send, stack=False, collapsed=F
     if (imported or not collapsed) and forks >= 64:
         _map_in_large_pages()  # it pays for itself from about 30 forks on (again for what was imported)
     _MEMORY_BASE.update(_memory_in_use())
+    _GPU_HERE[:] = [True] if capabilities.get("cuda") else []
     statuses = {}  # index -> status, and -1-index -> the status of that fact's written control
     timeout = float(request.get("timeout", 10))
 
@@ -125,7 +127,12 @@ def _serve(items, indexes, capabilities, request, send, stack=False, collapsed=F
     slots = max(1, min(_cores(), len(checks) or 1))
     supervise(checks, timeout, emit, slots, relay)
     if request.get("controls"):
-        run_controls(items, statuses, timeout, slots, send, relay)
+        def send_control(message):
+            if "id" in items[message["index"]]:  # an exported request: verdicts name their fact too
+                message["id"] = items[message["index"]]["id"]
+            send(message)
+
+        run_controls(items, statuses, timeout, slots, send_control, relay)
 
 
 # The checks that use the compiler stack run in a sub-worker: a copy of the worker, forked before it
