@@ -321,6 +321,17 @@ def test_facts_that_require_cuda_run_without_a_memory_limit():
     assert unlimited({"requires": []}, gpu_here=[True]) == ["True", "False"]
 
 
+def test_a_capability_probe_that_does_not_answer_is_an_error_not_nothing_available():
+    """On a busy machine the probe of what torch can do may not answer in time: taken as "nothing available",
+    every fact that requires something would be skipped (and cached so); it is an error instead."""
+    code = ("import sys, time\nsys.path.insert(0, sys.argv[1])\nfrom worker import serve\n"
+            "serve.PROBE_SECONDS = 0.3\nserve.detect_capabilities = lambda: time.sleep(30)\n"
+            "try:\n    serve._probe_machine(0.1)\nexcept RuntimeError as err:\n    print(err)\n")
+    done = subprocess.run([sys.executable, "-c", code, str(verify_module.WORKER.parent)], capture_output=True,
+                          text=True, timeout=60)
+    assert "did not answer within 0.3 s" in done.stdout, (done.stdout, done.stderr)
+
+
 def test_huge_messages_are_cut_quickly(tmp_path):
     facts = {"huge-exception": {"snippet": "raise ValueError('x' * (100 << 20))"},
              "huge-assertion": {"snippet": "assert False, 'y' * (100 << 20)"},

@@ -61,9 +61,8 @@ def main():
     def send(message):
         out.write(json.dumps(message) + "\n")
 
-    found = _in_child(lambda: {"capabilities": detect_capabilities(), "build": describe_build()},
-                      request.get("timeout", 10))
-    capabilities = found.get("capabilities", {})
+    found = _probe_machine(float(request.get("timeout", 10)))
+    capabilities = found["capabilities"]
     send({"hello": {"torch": torch.__version__, "python": "%d.%d.%d" % sys.version_info[:3],
                     "capabilities": capabilities, "build": found.get("build", {})}})
     items = request["checks"]
@@ -312,6 +311,20 @@ def _map_in_large_pages():
 
 def _cores():
     return min(cores(), 4)
+
+
+PROBE_SECONDS = 120.0  # the least the capability probe is given: on a loaded machine importing CUDA's modules is slow
+
+
+def _probe_machine(timeout):
+    """What this build and machine can do and what they are, found in a child (so CUDA is never started here).
+    A probe that does not answer is an error: taken as "nothing is available", every fact that requires
+    something would be skipped, and those skips cached, on a machine that was merely busy."""
+    limit = max(timeout, PROBE_SECONDS)
+    found = _in_child(lambda: {"capabilities": detect_capabilities(), "build": describe_build()}, limit)
+    if "capabilities" not in found:
+        raise RuntimeError("the probe of what this torch and machine can do did not answer within %g s" % limit)
+    return found
 
 
 def _in_child(function, timeout):
