@@ -29,10 +29,11 @@ FOLDER = "ledger"
 VERSION = 1
 
 
-def label(torch: str, build: dict) -> str:
-    """``2.15.0+cu132``, or ``2.11.0+cu130 on NVIDIA H100 80GB HBM3`` where a GPU was used: how a run is named."""
+def label(torch: str, build: dict, on_device: str = "{torch} on {device}") -> str:
+    """``2.15.0+cu132``, or ``2.11.0+cu130 on NVIDIA H100 80GB HBM3`` where a GPU was used: how a run is named
+    (``on_device``: the same in another language's words)."""
     device = build.get("device")
-    return f"{torch} on {device}" if device else torch
+    return on_device.format(torch=torch, device=device) if device else torch
 
 
 @dataclass(frozen=True)

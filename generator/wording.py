@@ -317,6 +317,7 @@ _COMMON = {
         # the one phrasing for "several options are correct", added by every output (content never writes it)
         "multi_hint": "(select all that apply)",
         "where": ("verified on torch {}", " (here)"),
+        "on_device": "{torch} on {device}",  # a run on a GPU: '2.11.0+cu130 on NVIDIA H200'
         # between listed items (CUDA, MPS; A, C) and between clauses or titles: Chinese lists with 、 and ；
         "separators": (", ", "; "),
         "label": ": ",  # between a label and what it labels (a title and its takeaway, a title and its link)
@@ -392,6 +393,7 @@ _COMMON = {
         "other_needs": {"torch-range": "其他 torch 版本", "rocm": "ROCm"},
         "multi_hint": "（多选）",
         "where": ("已验证：torch {}", "（本机）"),
+        "on_device": "{torch}（{device}）",
         "separators": ("、", "；"),
         "label": "：",
         "pass_skip": "（{passed} 项通过，{skipped} 项跳过）",

@@ -130,6 +130,9 @@ def test_every_output_shows_where_an_item_was_verified(content, tmp_path):
     new = fields[note_guid("en", "l-card-new")]
     assert "verified on torch 2.99.0+cu999 on NVIDIA Test GPU" in new["Verified"] and "(here)" not in new["Verified"]
     assert "since torch 2.99" in new["Front"]
+    # in Chinese the run reads in Chinese words too: no English "on" between the release and the device
+    zh = deck_fields(content, tmp_path / "zh", lang="zh")[note_guid("zh", "l-card-new")]["Verified"]
+    assert "2.99.0+cu999（NVIDIA Test GPU）" in zh and " on " not in zh, zh
     result = torchdeck("slides", "--content", content, "--out", out, "--lang", "en")
     assert result.exit_code == 0, result.output
     slide = next(s for s in Presentation(out / "torch-backends.en.pptx").slides if s.name == "lesson:l-lesson")

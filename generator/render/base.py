@@ -116,12 +116,17 @@ class RenderJob:
         places = []
         if verified_in((r.status, r.needs) if r else ("missing", ()) for r in results):
             places.append(self._here_label + here_mark)
-        places += [run.label for run in self.verification.elsewhere if run.verifies(fact_ids)]
+        places += [self._run_label(run.torch, run.build) for run in self.verification.elsewhere
+                   if run.verifies(fact_ids)]
         return lead.format(comma.join(places)) if places else ""
 
     @cached_property
     def _here_label(self) -> str:
-        return ledger.label(self.verification.torch, self.verification.build)
+        return self._run_label(self.verification.torch, self.verification.build)
+
+    def _run_label(self, torch: str, build: dict) -> str:
+        """A run as this language names it ('2.11.0+cu130 on NVIDIA H200', '2.11.0+cu130（NVIDIA H200）')."""
+        return ledger.label(torch, build, words(self.lang)["on_device"])
 
     def unverified_tags(self, fact_ids) -> list[str]:
         return [f"unverified::needs-{n}" for n in self.verification.unverified_needs(fact_ids)]
