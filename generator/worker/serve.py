@@ -100,15 +100,18 @@ def _serve(items, indexes, capabilities, request, send, stack=False, collapsed=F
     statuses = {}  # index -> status, and -1-index -> the status of that fact's written control
     timeout = float(request.get("timeout", 10))
 
+    def send_named(message):
+        item = items[message["index"]]
+        if "id" in item:  # an exported request: results and verdicts name their fact and check
+            message.update(id=item["id"], hash=item.get("hash"))
+        send(message)
+
     def emit(index, status, detail, at=None, pristine=True, **_):
         if index < 0:
             statuses[index] = (status, detail, at)
             return
         statuses[index] = status
-        message = {"index": index, "status": status, "detail": _cut(detail), "pristine": pristine}
-        if "id" in items[index]:  # an exported request: results name their fact and check
-            message.update(id=items[index]["id"], hash=items[index].get("hash"))
-        send(message)
+        send_named({"index": index, "status": status, "detail": _cut(detail), "pristine": pristine})
 
     checks = []
     for index in indexes:
@@ -126,12 +129,7 @@ def _serve(items, indexes, capabilities, request, send, stack=False, collapsed=F
     slots = max(1, min(_cores(), len(checks) or 1))
     supervise(checks, timeout, emit, slots, relay)
     if request.get("controls"):
-        def send_control(message):
-            if "id" in items[message["index"]]:  # an exported request: verdicts name their fact too
-                message["id"] = items[message["index"]]["id"]
-            send(message)
-
-        run_controls(items, statuses, timeout, slots, send_control, relay)
+        run_controls(items, statuses, timeout, slots, send_named, relay)
 
 
 # The checks that use the compiler stack run in a sub-worker: a copy of the worker, forked before it
