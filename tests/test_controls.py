@@ -71,6 +71,21 @@ RIVALS = {
                                   "import functools\nreal = torch.backends.cuda.is_built\n@functools.wraps(real)\n"
                                   "def is_built(device=None):\n    return real()\ntorch.backends.cuda.is_built = is_built")],
                                 "caught", ["ruled-out"]),
+    # a forwarder taking (*args, **kwargs) may still drop an argument: only contextmanager's and lru_cache's are
+    # pass-throughs
+    "rival-forwarder-signature": ({"signature": "torch.backends.mkldnn.set_flags",
+                                   "params": ["_enabled", "_deterministic", "_allow_tf32", "_fp32_precision"]},
+                                  [("set_flags also takes _verbose, dropped by a decorator",
+                                    "import functools\nreal = torch.backends.mkldnn.set_flags\n@functools.wraps(real)\n"
+                                    "def set_flags(*args, **kwargs):\n    kwargs.pop('_verbose', None)\n"
+                                    "    return real(*args, **kwargs)\ntorch.backends.mkldnn.set_flags = set_flags")],
+                                  "caught", ["ruled-out"]),
+    # an `absent` name that the module's class defines, whose getter raises AttributeError on this build
+    "rival-absent-but-defined": ({"absent": "torch.backends.miopen.enabled"},
+                                 [("miopen.enabled exists, behind a hook only a ROCm build has",
+                                   "def hook():\n    raise AttributeError('no _get_miopen_enabled')\n"
+                                   "type(torch.backends.miopen).enabled = torch.backends.ContextProp(hook, hook)")],
+                                 "caught", ["ruled-out"]),
 }
 
 
@@ -180,7 +195,7 @@ def test_each_rival_world_is_judged_at_the_checks_assertion(rivalled, fact_id):
 
 def test_rivals_are_counted(rivalled):
     counts = rivalled.rival_counts()
-    assert counts == {"facts": 5, "rivals": 6, "ruled-out": 3, "passes": 1, "crashed": 1, "error": 1}
+    assert counts == {"facts": 7, "rivals": 8, "ruled-out": 5, "passes": 1, "crashed": 1, "error": 1}
     assert "no such world" in rivalled.results["rival-world-broken"].control[1]
 
 

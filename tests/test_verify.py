@@ -38,6 +38,8 @@ CASES = {
     "signature-fail": ({"signature": "torch.backends.cuda.preferred_linalg_library", "params": []}, "fail", {}),
     # an lru_cache wrapper only forwards (*args, **kwargs): the parameters are those of what it wraps
     "signature-forwarder": ({"signature": "torch.backends.mps.is_available", "params": []}, "pass", {}),
+    # contextlib.contextmanager's wrapper only passes a call on: judged by the generator function it wraps
+    "signature-contextmanager": ({"signature": "torch.backends.flags", "params": ["fp32_precision"]}, "pass", {}),
     "expr-pass": ({"expr": "torch.backends.cudnn.benchmark is False"}, "pass", {}),
     "expr-fail": ({"expr": "torch.backends.cudnn.benchmark"}, "fail", {}),
     "expr-raises": ({"expr": "1 / 0"}, "fail", {}),

@@ -110,6 +110,7 @@ def _run_code(code):
     scope = {"torch": torch, "__name__": "__check__"}
     if MODULES_AFTER_IMPORT_TORCH:
         scope["modules_after_import_torch"] = MODULES_AFTER_IMPORT_TORCH
+    scope["wrappers_around"] = wrappers_around
     exec(compile(code, "<check>", "exec"), scope)
 
 
@@ -182,8 +183,23 @@ def _run_absent(target, check):
     try:
         resolve(target)
     except (AttributeError, ImportError):
-        return "pass", ""
+        defined = _defined_without_running(owner, name)
+        if defined is None:
+            return "pass", ""
+        return "fail", "expected %s to be absent, but %s defines it (%s); reading it raises here" % (
+            target, _short(owner), _short(defined))
     return "fail", "expected %s to be absent, but it exists (%s)" % (target, _short(owner))
+
+
+def _defined_without_running(owner, name):
+    """What ``owner`` or its class defines as ``name``, found without running it (None if nothing): a
+    property that raises AttributeError on this build (a hook only another build has) still exists."""
+    import inspect
+
+    try:
+        return inspect.getattr_static(owner, name)
+    except AttributeError:
+        return None
 
 
 def _resolved(target):
@@ -216,26 +232,54 @@ def _run_signature(target, check):
         raise _Crash("%s has no inspectable signature: %s" % (target, err))
     if params != list(check["params"]):
         return "fail", "expected parameters %s, actual %s" % (check["params"], params)
-    own = _own_parameters(value)
-    if own is not None and own != list(check["params"]):
-        return "fail", "expected parameters %s, actual %s (its wrapper's own; %s only shows what it wraps)" % (
-            check["params"], own, params)
+    wrappers = wrappers_around(value)
+    if wrappers:
+        return "fail", "expected parameters %s, and inspect.signature shows them, but a call goes through %s first" % (
+            check["params"], ", ".join(wrappers))
     return "pass", ""
 
 
-def _own_parameters(value):
-    """The parameters of the function a user actually calls, where ``inspect.signature`` reports another one
-    (it follows ``__wrapped__``, so a ``functools.wraps`` wrapper shows the signature of what it wraps);
-    None where there is no wrapper, or where the wrapper only forwards ``*args, **kwargs`` (``lru_cache``)."""
-    if getattr(value, "__wrapped__", None) is None:
-        return None
+def wrappers_around(fn):
+    """The wrappers a call to ``fn`` passes through before it reaches what ``inspect.signature(fn)`` reports
+    (``functools.wraps`` sets ``__wrapped__``, and ``inspect.signature`` follows it), each as
+    ``name(its own parameters)``. Pass-throughs that cannot change a call are left out:
+    ``contextlib.contextmanager``'s and ``functools.lru_cache``'s. A wrapper that takes ``*args, **kwargs``
+    may still drop or change an argument, so it is listed. Checks read it (``wrappers_around``) to judge
+    the function a user calls, not only the signature it reports."""
+    found, layer = [], fn
+    while getattr(layer, "__wrapped__", None) is not None and not _same_signature(layer):
+        if not _passes_everything_on(layer):
+            found.append(_described(layer))
+        layer = layer.__wrapped__
+    return found
+
+
+def _same_signature(layer):
+    """Whether the wrapper's own parameters are those ``inspect.signature`` reports for it."""
     try:
-        own = inspect.signature(value, follow_wrapped=False).parameters.values()
+        return inspect.signature(layer, follow_wrapped=False) == inspect.signature(layer)
     except (TypeError, ValueError):
-        return None
-    if [p.kind for p in own] == [inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD]:
-        return None
-    return [p.name for p in own]
+        return False
+
+
+def _passes_everything_on(layer):
+    import contextlib
+    import functools
+
+    return (isinstance(layer, functools._lru_cache_wrapper)
+            or getattr(layer, "__code__", None) is contextlib.contextmanager(_no_context).__code__)
+
+
+def _no_context():
+    yield
+
+
+def _described(layer):
+    name = getattr(layer, "__qualname__", None) or type(layer).__name__
+    try:
+        return "%s%s" % (name, inspect.signature(layer, follow_wrapped=False))
+    except (TypeError, ValueError):
+        return "%s(?)" % name
 
 
 def _run_expr(target, check):
@@ -308,8 +352,9 @@ CHECK_KINDS = {kind.name: kind for kind in (
                    '`torch.backends.xeon.run_cpu` and `torch.backends.xnnpack` work, and property modules '
                    'such as `cudnn` are read through `sys.modules`).')),
     CheckKind("absent", "path", _run_absent,
-              doc=('everything but the last name resolves and the last does not. If the parent is missing '
-                   'too the result is `error` (a typo must not pass as "absent").')),
+              doc=('everything but the last name resolves and the last does not, nor does the parent or its class '
+                   'define it (a property that raises AttributeError on this build still exists). If the parent '
+                   'is missing too the result is `error` (a typo must not pass as "absent").')),
     CheckKind("default", "path", _run_default, companion="equals", holds="value", rank=0, read_as="value",
               doc=('the value read in a pristine interpreter (before any other check ran) equals VALUE. '
                    'Strict for booleans (`True` is not `1`) and `null`; a non-YAML value (an enum, a dtype) '
@@ -319,8 +364,9 @@ CHECK_KINDS = {kind.name: kind for kind in (
                    '`class`.')),
     CheckKind("signature", "path", _run_signature, companion="params", holds="names",
               doc=('`inspect.signature(obj)` has exactly these parameter names in this order, and so does the function a '
-                   'user calls where that is a wrapper (`functools.wraps` makes `inspect.signature` show what it wraps; '
-                   'a wrapper that only forwards `*args, **kwargs`, such as `lru_cache`, is judged by what it wraps).')),
+                   'user calls: a call may go through no wrapper (`functools.wraps` makes `inspect.signature` show what '
+                   'it wraps) other than a pass-through that cannot change it, `contextlib.contextmanager`\'s or '
+                   '`lru_cache`\'s (`wrappers_around`).')),
     CheckKind("expr", "code", _run_expr, rank=2, parse_mode="eval", final_test="expression",
               doc=('the expression, evaluated with `torch` imported, is truthy (an expression that raises '
                    'crashes: a fail not at its own test).')),
