@@ -40,6 +40,10 @@ CASES = {
     "signature-forwarder": ({"signature": "torch.backends.mps.is_available", "params": []}, "pass", {}),
     # contextlib.contextmanager's wrapper only passes a call on: judged by the generator function it wraps
     "signature-contextmanager": ({"signature": "torch.backends.flags", "params": ["fp32_precision"]}, "pass", {}),
+    # ... and so does typing_extensions.deprecated's, which warns first (sdp_kernel has both)
+    "signature-deprecated": ({"signature": "torch.backends.cuda.sdp_kernel",
+                              "params": ["enable_flash", "enable_math", "enable_mem_efficient", "enable_cudnn"]},
+                             "pass", {}),
     "expr-pass": ({"expr": "torch.backends.cudnn.benchmark is False"}, "pass", {}),
     "expr-fail": ({"expr": "torch.backends.cudnn.benchmark"}, "fail", {}),
     "expr-raises": ({"expr": "1 / 0"}, "fail", {}),

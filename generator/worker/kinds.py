@@ -243,7 +243,7 @@ def wrappers_around(fn):
     """The wrappers a call to ``fn`` passes through before it reaches what ``inspect.signature(fn)`` reports
     (``functools.wraps`` sets ``__wrapped__``, and ``inspect.signature`` follows it), each as
     ``name(its own parameters)``. Pass-throughs that cannot change a call are left out:
-    ``contextlib.contextmanager``'s and ``functools.lru_cache``'s. A wrapper that takes ``*args, **kwargs``
+    ``contextlib.contextmanager``'s, ``functools.lru_cache``'s and ``deprecated``'s. A wrapper that takes ``*args, **kwargs``
     may still drop or change an argument, so it is listed. Checks read it (``wrappers_around``) to judge
     the function a user calls, not only the signature it reports."""
     found, layer = [], fn
@@ -263,15 +263,34 @@ def _same_signature(layer):
 
 
 def _passes_everything_on(layer):
-    import contextlib
     import functools
 
-    return (isinstance(layer, functools._lru_cache_wrapper)
-            or getattr(layer, "__code__", None) is contextlib.contextmanager(_no_context).__code__)
+    return isinstance(layer, functools._lru_cache_wrapper) or getattr(layer, "__code__", None) in _pass_through_code()
 
 
-def _no_context():
-    yield
+_PASS_THROUGH_CODE: list = []
+
+
+def _pass_through_code():
+    """The code of wrappers that hand a call on unchanged: ``contextlib.contextmanager``'s, and the
+    ``deprecated`` decorator's of ``typing_extensions`` and ``warnings`` (Python 3.13+), which warn first."""
+    if not _PASS_THROUGH_CODE:
+        import contextlib
+        import warnings
+
+        def nothing():
+            yield
+
+        _PASS_THROUGH_CODE.append(contextlib.contextmanager(nothing).__code__)
+        decorators = [getattr(warnings, "deprecated", None)]
+        try:
+            import typing_extensions
+
+            decorators.append(typing_extensions.deprecated)
+        except ImportError:
+            pass
+        _PASS_THROUGH_CODE.extend(d("")(lambda: None).__code__ for d in decorators if d is not None)
+    return _PASS_THROUGH_CODE
 
 
 def _described(layer):
@@ -365,8 +384,8 @@ CHECK_KINDS = {kind.name: kind for kind in (
     CheckKind("signature", "path", _run_signature, companion="params", holds="names",
               doc=('`inspect.signature(obj)` has exactly these parameter names in this order, and so does the function a '
                    'user calls: a call may go through no wrapper (`functools.wraps` makes `inspect.signature` show what '
-                   'it wraps) other than a pass-through that cannot change it, `contextlib.contextmanager`\'s or '
-                   '`lru_cache`\'s (`wrappers_around`).')),
+                   'it wraps) other than a pass-through that cannot change it, `contextlib.contextmanager`\'s, '
+                   '`lru_cache`\'s or `deprecated`\'s (`wrappers_around`).')),
     CheckKind("expr", "code", _run_expr, rank=2, parse_mode="eval", final_test="expression",
               doc=('the expression, evaluated with `torch` imported, is truthy (an expression that raises '
                    'crashes: a fail not at its own test).')),
