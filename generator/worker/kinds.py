@@ -246,7 +246,7 @@ def wrappers_around(fn):
     ``contextlib.contextmanager``'s, ``functools.lru_cache``'s and ``deprecated``'s. A wrapper that takes ``*args, **kwargs``
     may still drop or change an argument, so it is listed. Checks read it (``wrappers_around``) to judge
     the function a user calls, not only the signature it reports."""
-    found, layer = [], fn
+    found, layer = [], fn.__init__ if isinstance(fn, type) else fn  # a class: the __init__ a call runs
     while getattr(layer, "__wrapped__", None) is not None and not _same_signature(layer):
         if not _passes_everything_on(layer):
             found.append(_described(layer))
