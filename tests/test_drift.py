@@ -5,12 +5,15 @@ importer, and on a small course for slides and quiz.
 """
 from __future__ import annotations
 
+import json
 import shutil
+import sqlite3
 import textwrap
 import zipfile
 from pathlib import Path
 
 import pytest
+from anki.collection import ImportAnkiPackageOptions, ImportAnkiPackageRequest
 from pptx import Presentation
 
 from generator.render.anki.lock import read_manifest
@@ -250,6 +253,47 @@ def cards_of(col) -> dict:
 def test_retired_builds_list_the_retired_and_give_the_same_bytes(retire_builds):
     assert "x r-card-drift" in retire_builds["diff"] and "x r-card-removed" in retire_builds["diff"]
     assert Path(retire_builds["again"]).read_bytes() == Path(retire_builds["builds"][2]).read_bytes()
+
+
+def test_why_retired_notes_have_no_cards(retire_builds, tmp_path):
+    """The designs a retired note could not use, through Anki's importer with its default options: build 1's
+    package with every card suspended (queue -1) and its decks on a preset allowing no new cards imports
+    as new, unsuspended cards on the default preset, all in the queue. Only "Import any learning progress"
+    and "Import deck presets" (both off by default) keep them."""
+    unpacked = tmp_path / "unpacked"
+    with zipfile.ZipFile(retire_builds["builds"][1]) as package:
+        package.extractall(unpacked)
+        names = package.namelist()
+    database = sqlite3.connect(unpacked / "collection.anki2")
+    presets = json.loads(database.execute("SELECT dconf FROM col").fetchone()[0])
+    presets["2"] = {**presets["1"], "id": 2, "name": "no new cards", "new": {**presets["1"]["new"], "perDay": 0}}
+    decks = {key: {**deck, "conf": 2} for key, deck in json.loads(database.execute("SELECT decks FROM col").fetchone()[0]).items()}
+    database.execute("UPDATE col SET dconf = ?, decks = ?", (json.dumps(presets), json.dumps(decks)))
+    assert database.execute("UPDATE cards SET queue = -1").rowcount == 4
+    database.commit()
+    database.close()
+    suspended = tmp_path / "suspended.apkg"
+    with zipfile.ZipFile(suspended, "w") as package:
+        for name in names:
+            package.write(unpacked / name, name)
+    col = new_collection(tmp_path / "col")
+    try:
+        import_package(col, suspended)
+        cards = [col.get_card(cid) for cid in col.find_cards("")]
+        assert len(cards) == 4 and {(card.queue, card.type) for card in cards} == {(0, 0)}
+        assert {col.decks.config_dict_for_deck_id(card.did)["new"]["perDay"] for card in cards} == {20}
+        assert sorted(cid for day in introduction_days(col) for cid in day) == sorted(card.id for card in cards)
+    finally:
+        col.close()
+    col = new_collection(tmp_path / "col-with-both")  # the package does carry both, for the options that take them
+    try:
+        options = ImportAnkiPackageOptions(with_scheduling=True, with_deck_configs=True)
+        col.import_anki_package(ImportAnkiPackageRequest(package_path=str(suspended), options=options))
+        cards = [col.get_card(cid) for cid in col.find_cards("")]
+        assert {card.queue for card in cards} == {-1}
+        assert {col.decks.config_dict_for_deck_id(card.did)["new"]["perDay"] for card in cards} == {0}
+    finally:
+        col.close()
 
 
 def test_retired_notes_update_in_place_and_come_back(retire_builds, tmp_path):
