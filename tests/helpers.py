@@ -110,6 +110,22 @@ def import_package(col, path: Path):
     return col.import_anki_package(request).log
 
 
+def introduction_days(col) -> list[list[int]]:
+    """New cards day by day as Anki's default options introduce them from the course's root deck (20 a day,
+    gathered deck by deck, siblings not buried): each day's queue is built by Anki's scheduler, then
+    suspended so the next build is the next day's. Changes ``col``: use a scratch collection."""
+    from generator.render.anki.notes import ROOT_DECK
+    from generator.render.anki.spread import NEW_PER_DAY
+
+    assert col.decks.config_dict_for_deck_id(1)["new"]["perDay"] == NEW_PER_DAY
+    col.decks.select(col.decks.id_for_name(ROOT_DECK))
+    days = []
+    while new := [c.card.id for c in col.sched.get_queued_cards(fetch_limit=1000).cards if c.queue == 0]:
+        days.append(new)
+        col.sched.suspend_cards(new)
+    return days
+
+
 # ------------------------------------------------------------------ slides (.pptx) and their drawing
 A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"

@@ -39,7 +39,7 @@ from generator.render.anki.spread import NEW_PER_DAY
 from generator.render.base import RenderJob
 from generator.render.html import breakable, cloze, code_block, inline, link
 from generator.verify import verify
-from helpers import as_on_card, collapse_spaces, import_package, new_collection, visible_text
+from helpers import as_on_card, collapse_spaces, import_package, introduction_days, new_collection, visible_text
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "anki_models.json"
 # what a card's footer says where every fact behind it passed here, and where one was skipped here
@@ -70,19 +70,6 @@ def notes_by_guid(col: Collection) -> dict:
 def card_states(col: Collection) -> dict:
     return {cid: (c.ivl, c.due, c.type, c.queue, c.reps) for cid in col.find_cards("")
             for c in [col.get_card(cid)]}
-
-
-def introduction_days(col: Collection) -> list[list[int]]:
-    """New cards day by day as Anki's default options introduce them (20 a day, gathered deck by
-    deck, siblings not buried): each day's queue is built by Anki's scheduler, then suspended so
-    the next build is the next day's. Changes ``col``: use a scratch collection."""
-    assert col.decks.config_dict_for_deck_id(1)["new"]["perDay"] == NEW_PER_DAY
-    col.decks.select(col.decks.id_for_name(ROOT_DECK))
-    days = []
-    while new := [c.card.id for c in col.sched.get_queued_cards(fetch_limit=1000).cards if c.queue == 0]:
-        days.append(new)
-        col.sched.suspend_cards(new)
-    return days
 
 
 def answer_first_cards(col: Collection, count: int) -> list[int]:

@@ -5,17 +5,21 @@ importer, and on a small course for slides and quiz.
 """
 from __future__ import annotations
 
+import json
 import shutil
+import sqlite3
 import textwrap
 import zipfile
+from pathlib import Path
 
 import pytest
+from anki.collection import ImportAnkiPackageOptions, ImportAnkiPackageRequest
 from pptx import Presentation
 
 from generator.render.anki.lock import read_manifest
 from generator.render.anki.notes import note_guid
 from generator.render.anki.retired import retired_note, why
-from helpers import CONTENT, import_package, new_collection, torchdeck
+from helpers import CONTENT, import_package, introduction_days, new_collection, torchdeck
 
 FALSE_FACT = "cudnn-benchmark-default"
 
@@ -72,6 +76,32 @@ def test_the_deck_teaches_exactly_the_notes_not_resting_on_it(drifted, course, t
         assert f"fact {FALSE_FACT} does not hold on torch" in retired[note_guid("en", card_id)].fields[0]
     for card_id in removed:
         assert "this card was removed from the course" in retired[note_guid("en", card_id)].fields[0]
+
+
+def test_a_first_import_never_queues_a_retired_card(drifted, course, tmp_path):
+    """A first-time learner gets the retired notes (so a later build can update them) but no card of them:
+    Anki's scheduler, drained day by day from the root deck, introduces every live card and nothing else,
+    and no deck is made for them. Tools → Check Database makes a card for every note whose front has text;
+    the cards it makes of retired notes say so and the search the card names finds them (README)."""
+    removed = set(read_manifest(CONTENT / "deck.lock").notes_of("en")) - {c.id for c in course.cards}
+    retired_guids = {note_guid("en", card_id) for card_id in drifted["resting"] | removed}
+    col = new_collection(tmp_path / "col")
+    try:
+        import_package(col, drifted["root"] / "build" / "torch-backends.en.apkg")
+        assert {col.get_note(i).guid for i in col.find_notes("tag:torchdeck::retired")} == retired_guids
+        assert col.find_cards("tag:torchdeck::retired") == []
+        assert [d.name for d in col.decks.all_names_and_ids() if "Retired" in d.name] == []
+        introduced = [col.get_card(cid) for day in introduction_days(col) for cid in day]
+        assert {card.note().guid for card in introduced} == {note_guid("en", c.id) for c in course.cards
+                                                              if c.id not in drifted["resting"]}
+        assert len(introduced) == col.card_count()  # every card the collection has, each once
+        assert col.fix_integrity()[1]
+        made = [col.get_card(cid) for cid in col.find_cards("tag:torchdeck::retired")]
+        assert {card.note().guid for card in made} == retired_guids
+        assert all('<div class="retired-advice">' in card.question() and "tag:torchdeck::retired" in card.question()
+                   for card in made)
+    finally:
+        col.close()
 
 
 def test_left_out_notes_are_retired_in_the_lock(drifted, course):
@@ -178,28 +208,104 @@ RETIRE = textwrap.dedent("""\
 """)
 
 
-def test_retired_notes_update_in_place_and_come_back(tmp_path):
-    """Build 1 imported and reviewed; build 2 retires a drifted and a removed card; build 3 revives the drifted
-    one: through Anki's importer, the same notes all along, reviews kept, nothing duplicated."""
-    content, out = tmp_path / "content", tmp_path / "build"
+GUID = {card_id: note_guid("en", card_id) for card_id in ("r-card-kept", "r-card-drift", "r-card-cloze",
+                                                           "r-card-removed")}
+
+
+@pytest.fixture(scope="module")
+def retire_builds(tmp_path_factory):
+    """The packages of three builds of RETIRE, each kept: 1 teaches all four cards; 2 has the benchmark fact
+    made false (two cards drift out) and a card removed from the course; 3 has the fact hold again. Also
+    ``diff``, the output of ``deck --diff`` before build 2, and ``again``, build 2's package built twice."""
+    root = tmp_path_factory.mktemp("retire")
+    content, out = root / "content", root / "build"
     content.mkdir()
     module = content / "cudnn.yaml"
 
-    def build(text):
+    def build(text, number):
         module.write_text(text, encoding="utf-8")
         result = torchdeck("deck", "--content", content, "--out", out, "--lang", "en")
         assert result.exit_code == 0, result.output
-        return out / "torch-backends.en.apkg"
+        return shutil.copy(out / "torch-backends.en.apkg", root / f"build-{number}.apkg")
 
-    def notes(col):
-        return {col.get_note(i).guid: col.get_note(i) for i in col.find_notes("")}
+    builds = {1: build(RETIRE, 1)}
+    without_removed = "\n".join(line for line in RETIRE.splitlines() if "r-card-removed" not in line) + "\n"
+    drifted = without_removed.replace("equals: false", "equals: true")  # r-bench now fails
+    module.write_text(drifted, encoding="utf-8")
+    diff = torchdeck("deck", "--diff", "--content", content, "--out", out, "--lang", "en").output
+    builds[2] = build(drifted, 2)
+    again = build(drifted, "2-again")
+    builds[3] = build(without_removed, 3)
+    return {"builds": builds, "diff": diff, "again": again}
 
-    guid = {card_id: note_guid("en", card_id) for card_id in ("r-card-kept", "r-card-drift", "r-card-cloze",
-                                                             "r-card-removed")}
+
+def notes_of(col) -> dict:
+    """Every note of ``col`` by guid."""
+    return {col.get_note(i).guid: col.get_note(i) for i in col.find_notes("")}
+
+
+def cards_of(col) -> dict:
+    """Each card's id to what the scheduler keys on: note, ordinal, deck, type, queue, due, reviews."""
+    return {cid: (card.nid, card.ord, card.did, card.type, card.queue, card.due, card.reps)
+            for cid in col.find_cards("") for card in [col.get_card(cid)]}
+
+
+def test_retired_builds_list_the_retired_and_give_the_same_bytes(retire_builds):
+    assert "x r-card-drift" in retire_builds["diff"] and "x r-card-removed" in retire_builds["diff"]
+    assert Path(retire_builds["again"]).read_bytes() == Path(retire_builds["builds"][2]).read_bytes()
+
+
+def test_why_retired_notes_have_no_cards(retire_builds, tmp_path):
+    """The designs a retired note could not use, through Anki's importer with its default options: build 1's
+    package with every card suspended (queue -1) and its decks on a preset allowing no new cards imports
+    as new, unsuspended cards on the default preset, all in the queue. Only "Import any learning progress"
+    and "Import deck presets" (both off by default) keep them."""
+    unpacked = tmp_path / "unpacked"
+    with zipfile.ZipFile(retire_builds["builds"][1]) as package:
+        package.extractall(unpacked)
+        names = package.namelist()
+    database = sqlite3.connect(unpacked / "collection.anki2")
+    presets = json.loads(database.execute("SELECT dconf FROM col").fetchone()[0])
+    presets["2"] = {**presets["1"], "id": 2, "name": "no new cards", "new": {**presets["1"]["new"], "perDay": 0}}
+    decks = {key: {**deck, "conf": 2} for key, deck in json.loads(database.execute("SELECT decks FROM col").fetchone()[0]).items()}
+    database.execute("UPDATE col SET dconf = ?, decks = ?", (json.dumps(presets), json.dumps(decks)))
+    assert database.execute("UPDATE cards SET queue = -1").rowcount == 4
+    database.commit()
+    database.close()
+    suspended = tmp_path / "suspended.apkg"
+    with zipfile.ZipFile(suspended, "w") as package:
+        for name in names:
+            package.write(unpacked / name, name)
     col = new_collection(tmp_path / "col")
     try:
-        import_package(col, build(RETIRE))
-        first = notes(col)
+        import_package(col, suspended)
+        cards = [col.get_card(cid) for cid in col.find_cards("")]
+        assert len(cards) == 4 and {(card.queue, card.type) for card in cards} == {(0, 0)}
+        assert {col.decks.config_dict_for_deck_id(card.did)["new"]["perDay"] for card in cards} == {20}
+        assert sorted(cid for day in introduction_days(col) for cid in day) == sorted(card.id for card in cards)
+    finally:
+        col.close()
+    col = new_collection(tmp_path / "col-with-both")  # the package does carry both, for the options that take them
+    try:
+        options = ImportAnkiPackageOptions(with_scheduling=True, with_deck_configs=True)
+        col.import_anki_package(ImportAnkiPackageRequest(package_path=str(suspended), options=options))
+        cards = [col.get_card(cid) for cid in col.find_cards("")]
+        assert {card.queue for card in cards} == {-1}
+        assert {col.decks.config_dict_for_deck_id(card.did)["new"]["perDay"] for card in cards} == {0}
+    finally:
+        col.close()
+
+
+def test_retired_notes_update_in_place_and_come_back(retire_builds, tmp_path):
+    """A learner who imported build 1 and reviewed two cards: build 2 rewrites the drifted and the removed
+    card's notes in place and touches no card (none added, none moved or rescheduled, reviews kept; a
+    reviewed card stays in learning, not new); build 3 revives the drifted one. Through Anki's importer,
+    the same notes all along, nothing duplicated."""
+    builds, guid = retire_builds["builds"], GUID
+    col = new_collection(tmp_path / "col")
+    try:
+        import_package(col, builds[1])
+        first = notes_of(col)
         assert set(first) == set(guid.values())
         ids = {g: n.id for g, n in first.items()}
         reviewed = [col.get_note(ids[guid[c]]).cards()[0] for c in ("r-card-drift", "r-card-removed")]
@@ -209,16 +315,11 @@ def test_retired_notes_update_in_place_and_come_back(tmp_path):
             col.sched.answerCard(card, 3)
         reviews = {card.id: col.db.scalar("select count() from revlog where cid = ?", card.id) for card in reviewed}
         assert all(reviews.values())
+        cards = cards_of(col)
 
-        # build 2: the benchmark fact made false (its cards drift out), a card removed from the course
-        drifted = RETIRE.replace("equals: false", "equals: true")
-        drifted = "\n".join(line for line in drifted.splitlines() if "r-card-removed" not in line) + "\n"
-        module.write_text(drifted, encoding="utf-8")
-        diff = torchdeck("deck", "--diff", "--content", content, "--out", out, "--lang", "en")
-        assert "x r-card-drift" in diff.output and "x r-card-removed" in diff.output, diff.output
-        log = import_package(col, build(drifted))
+        log = import_package(col, builds[2])
         assert (len(log.new), len(log.conflicting)) == (0, 0)
-        second = notes(col)
+        second = notes_of(col)
         assert {g: n.id for g, n in second.items()} == ids  # same notes, none added
         for card_id in ("r-card-drift", "r-card-cloze", "r-card-removed"):
             note = second[guid[card_id]]
@@ -227,35 +328,62 @@ def test_retired_notes_update_in_place_and_come_back(tmp_path):
         assert "fact r-bench does not hold on torch" in second[guid["r-card-drift"]].fields[0]
         assert "removed from the course" in second[guid["r-card-removed"]].fields[0]
         assert "torchdeck::retired" not in second[guid["r-card-kept"]].tags
-        assert col.find_notes("tag:torchdeck::retired") and len(col.find_notes("tag:torchdeck::retired")) == 3
+        assert len(col.find_notes("tag:torchdeck::retired")) == 3
+        assert cards_of(col) == cards  # no card added, moved or rescheduled
         for card in reviewed:
             assert col.db.scalar("select count() from revlog where cid = ?", card.id) == reviews[card.id]
-            assert col.get_card(card.id).reps == 1
-
-        # build 2 again: the same bytes
-        package = out / "torch-backends.en.apkg"
-        before = package.read_bytes()
-        assert build(drifted).read_bytes() == before
-
+            answered = col.get_card(card.id)
+            assert (answered.reps, answered.type != 0, answered.queue != 0) == (1, True, True)  # studied, not new
+        assert [d.name for d in col.decks.all_names_and_ids() if "Retired" in d.name] == []
 
         # build 3: the fact holds again; the removed card stays retired
-        log = import_package(col, build(drifted.replace("equals: true", "equals: false")))
+        log = import_package(col, builds[3])
         assert (len(log.new), len(log.conflicting)) == (0, 0)
-        third = notes(col)
+        third = notes_of(col)
         assert {g: n.id for g, n in third.items()} == ids
         for card_id in ("r-card-drift", "r-card-cloze"):
             assert "torchdeck::retired" not in third[guid[card_id]].tags and "Retired" not in third[guid[card_id]].fields[0]
         assert third[guid["r-card-drift"]].fields[0].endswith("benchmark?")
         assert "torchdeck::retired" in third[guid["r-card-removed"]].tags
+        assert "torchdeck::retired" not in third[guid["r-card-kept"]].tags
+        assert cards_of(col) == cards
         for card in reviewed:
             assert col.db.scalar("select count() from revlog where cid = ?", card.id) == reviews[card.id]
     finally:
         col.close()
 
 
+def test_a_first_import_of_retired_notes_gets_their_cards_once_they_come_back(retire_builds, tmp_path):
+    """A learner whose first import is build 2 gets the three retired notes without cards: the scheduler
+    offers the kept card only. Build 3 revives the drifted notes: their cards arrive new, in the module's
+    deck, in the queue; the removed card's note still has none."""
+    builds, guid = retire_builds["builds"], GUID
+    col = new_collection(tmp_path / "col")
+    try:
+        log = import_package(col, builds[2])
+        assert len(log.new) == 4 and set(notes_of(col)) == set(guid.values())
+        kept = col.find_cards("-tag:torchdeck::retired")
+        assert col.find_cards("tag:torchdeck::retired") == [] and len(kept) == 1
+        module_deck = col.get_card(kept[0]).did
+        assert [card for day in introduction_days(col) for card in day] == kept
+        col.sched.unsuspend_cards(kept)
+
+        log = import_package(col, builds[3])
+        assert (len(log.new), len(log.conflicting)) == (0, 0)
+        revived = {col.get_card(cid).note().guid: col.get_card(cid) for cid in col.find_cards("-tag:torchdeck::retired")}
+        assert set(revived) == {guid["r-card-kept"], guid["r-card-drift"], guid["r-card-cloze"]}
+        assert {(card.did, card.type, card.queue) for card in revived.values()} == {(module_deck, 0, 0)}
+        assert col.find_cards("tag:torchdeck::retired") == []
+        col.decks.select(module_deck)
+        queued = {c.card.note_id for c in col.sched.get_queued_cards(fetch_limit=100).cards}
+        assert queued == {card.nid for card in revived.values()}
+    finally:
+        col.close()
+
+
 def test_a_retired_card_says_so_with_its_languages_colon():
-    assert "<b>Retired</b>: this card was removed" in retired_note("en", "c", "basic", why("en", (), "2.15.0"), 1).fields[0]
-    assert "<b>已停用</b>：这张卡片已从课程中移除" in retired_note("zh", "c", "basic", why("zh", (), "2.15.0"), 1).fields[0]
+    assert "<b>Retired</b>: this card was removed" in retired_note("en", "c", "basic", why("en", (), "2.15.0")).fields[0]
+    assert "<b>已停用</b>：这张卡片已从课程中移除" in retired_note("zh", "c", "basic", why("zh", (), "2.15.0")).fields[0]
 
 
 def test_a_retired_card_lists_its_failed_facts_as_its_language_lists():

@@ -23,7 +23,6 @@ from .lock import Changes, Manifest, compare, merged, read_manifest, stamp, writ
 from .models import NOTE_TYPES, stable_id
 from .notes import ROOT_DECK, NoteSpec, build_notes, deck_name
 from .package import PackagedNote, collection, write_apkg
-from .retired import DECK as RETIRED_DECK
 from .retired import retired_note, retirements
 from .spread import card_positions
 
@@ -91,9 +90,10 @@ def _render(job: RenderJob, lock_path: Path, stem: str, base: Optional[Path] = N
         media = drawing.submit(_media, job, notes)  # Pillow and zlib release the GIL: drawn while the rows go in
         database = collection(models=[note_type.model_json(models[key].mod, stable_id(ROOT_DECK))
                                       for key, note_type in NOTE_TYPES.items()],
-                              decks=_decks(job, bool(retired)),
-                              notes=[_packaged(note, stamped[note.card_id].mod, dues) for note, dues in
-                                     zip((*notes, *retired), (*card_positions(notes), *_after(notes, retired)))],
+                              decks=_decks(job),
+                              notes=[*(_packaged(note, stamped[note.card_id].mod, dues)
+                                       for note, dues in zip(notes, card_positions(notes))),
+                                     *(_packaged(note, stamped[note.card_id].mod, ()) for note in retired)],
                               timestamp=newest)
         write_apkg(path, database, media.result())
     kept = {k: e for k, e in previous.items() if k not in stamped}  # every note ever published stays known
@@ -144,31 +144,17 @@ def _still_defined(job: RenderJob) -> set[str]:
 
 
 def _retired(job: RenderJob, previous, notes: list[NoteSpec]) -> list[NoteSpec]:
-    """The published notes this build writes as retired, after the live ones (``retired.py``)."""
+    """The published notes this build writes as retired, after the live ones, without cards (``retired.py``)."""
     found = retirements(job, previous, {n.card_id for n in notes})
-    return [retired_note(job.lang, card_id, kind, why, len(notes) + index + 1)
-            for index, (card_id, (kind, why)) in enumerate(sorted(found.items()))]
+    return [retired_note(job.lang, card_id, kind, why) for card_id, (kind, why) in sorted(found.items())]
 
 
-def _after(notes: list[NoteSpec], retired: list[NoteSpec]) -> list[tuple[int, ...]]:
-    """New-card positions of the retired notes: after every live card."""
-    position = sum(len(note.ords) for note in notes)
-    dues = []
-    for note in retired:
-        dues.append(tuple(range(position + 1, position + 1 + len(note.ords))))
-        position += len(note.ords)
-    return dues
-
-
-def _decks(job: RenderJob, with_retired: bool = False) -> list[dict]:
-    """The root deck (no cards of its own) and one per module that has cards, in module order; the
-    retired notes' deck where there are any."""
+def _decks(job: RenderJob) -> list[dict]:
+    """The root deck (no cards of its own) and one per module that has cards, in module order."""
     decks = {ROOT_DECK: f"{_ROOT_DESCRIPTION[job.lang]}<br>{escape(job.verified_line())}"}
     for module in job.course.modules:
         if module.cards:
             decks.setdefault(deck_name(module, job.course), job.t(module.summary))
-    if with_retired:
-        decks[RETIRED_DECK] = _RETIRED_DESCRIPTION[job.lang]
     return [genanki.Deck(stable_id(name), name, description=text).to_json() for name, text in decks.items()]
 
 
@@ -185,7 +171,5 @@ def _media(job: RenderJob, notes: list[NoteSpec]) -> dict[str, bytes]:
             for name in names for variant in variants}
 
 
-_RETIRED_DESCRIPTION = {"en": "Cards the course no longer teaches: suspend or delete them.",
-                        "zh": "课程不再教授的卡片：请暂停或删除。"}
 _ROOT_DESCRIPTION = {"en": "Machine-verified flash cards on torch.backends, in teaching order.",
                      "zh": "经机器验证的 torch.backends 记忆卡，按教学顺序排列。"}

@@ -6,6 +6,14 @@ in place, reviews kept) and a newer ``mod``: its front says it is retired and wh
 card was removed from the course, or a fact it rests on does not hold on the builder's
 torch), and it carries the tag ``torchdeck::retired`` so one search finds them all. A
 drift-retired card is written live again, with a newer ``mod`` still, once its facts hold.
+
+A retired note goes into the package without cards. Anki's importer takes a package's
+cards only for notes it adds or updates and only where the learner has no card of that
+ordinal, and without "Import any learning progress" (off by default) it makes every card
+it takes new and unsuspended, in a deck with the default options: a card shipped
+suspended, or in a deck whose options allow no new cards, would still reach a first-time
+learner's queue. A note without cards reaches nobody's queue: a first-time learner gets
+the note alone; a learner who has it gets its text updated on the cards they already have.
 """
 from __future__ import annotations
 
@@ -18,7 +26,6 @@ from .models import NOTE_TYPES
 from .notes import ROOT_DECK, NoteSpec, content_hash, note_guid
 
 TAG = "torchdeck::retired"
-DECK = f"{ROOT_DECK}::Retired"  # where a fresh import puts them; Anki never moves a card it already has
 
 _WORDS = {
     "en": {"label": "Retired",
@@ -62,8 +69,9 @@ def retirements(job: RenderJob, previous: dict[str, LockEntry], written: set[str
     return out
 
 
-def retired_note(lang: str, card_id: str, kind: str, reason: str, due: int) -> NoteSpec:
-    """The note published as ``card_id`` once more, saying it is retired and why."""
+def retired_note(lang: str, card_id: str, kind: str, reason: str) -> NoteSpec:
+    """The note published as ``card_id`` once more, saying it is retired and why; it has no cards (no ordinals,
+    no deck of its own, no new-card position): see the module's docstring."""
     phrases = _WORDS.get(lang, _WORDS["en"])
     label = f"{{{{c1::{phrases['label']}}}}}" if kind == "cloze" else phrases["label"]
     banner = str(Markup('<div class="retired"><b>%s</b>%s%s</div><div class="retired-advice">%s</div>')
@@ -71,6 +79,5 @@ def retired_note(lang: str, card_id: str, kind: str, reason: str, due: int) -> N
     count = len(NOTE_TYPES[kind].fields)
     fields = tuple([banner, banner if kind != "cloze" else ""] + [""] * (count - 2))[:count]
     tags = (TAG,)
-    ords = (0, 1) if kind == "reverse" else (0,)
-    return NoteSpec(card_id, kind, DECK, fields, tags, note_guid(lang, card_id), due, ords, (),
+    return NoteSpec(card_id, kind, ROOT_DECK, fields, tags, note_guid(lang, card_id), 0, (), (),
                     content_hash(kind, fields, tags))
