@@ -73,11 +73,13 @@ def retired_note(lang: str, card_id: str, kind: str, reason: str) -> NoteSpec:
     """The note published as ``card_id`` once more, saying it is retired and why; it has no cards (no ordinals,
     no deck of its own, no new-card position): see the module's docstring."""
     phrases = _WORDS.get(lang, _WORDS["en"])
-    label = f"{{{{c1::{phrases['label']}}}}}" if kind == "cloze" else phrases["label"]
+    # a cloze's front shows its hint: "[Retired]", not "[...]"
+    label = f"{{{{c1::{phrases['label']}::{phrases['label']}}}}}" if kind == "cloze" else phrases["label"]
     banner = str(Markup('<div class="retired"><b>%s</b>%s%s</div><div class="retired-advice">%s</div>')
                  % (Markup(escape(label)), words(lang)["label"], reason, phrases["advice"]))
     count = len(NOTE_TYPES[kind].fields)
-    fields = tuple([banner, banner if kind != "cloze" else ""] + [""] * (count - 2))[:count]
+    # the banner heads each card's front once: the first field, and the Back a reversed card shows first
+    fields = tuple([banner, banner if kind == "reverse" else ""] + [""] * (count - 2))[:count]
     tags = (TAG,)
     return NoteSpec(card_id, kind, ROOT_DECK, fields, tags, note_guid(lang, card_id), 0, (), (),
                     content_hash(kind, fields, tags))
