@@ -80,6 +80,14 @@ RIVALS = {
                                     "def set_flags(*args, **kwargs):\n    kwargs.pop('_verbose', None)\n"
                                     "    return real(*args, **kwargs)\ntorch.backends.mkldnn.set_flags = set_flags")],
                                   "caught", ["ruled-out"]),
+    # contextmanager's pass-through, with functools.wraps on top pointing __wrapped__ at another function
+    "rival-rewrapped-contextmanager": ({"signature": "torch.backends.nnpack.flags", "params": ["enabled"]},
+                                       [("nnpack.flags also takes a thread count",
+                                         "import contextlib, functools\nreal = torch.backends.nnpack.flags\n"
+                                         "@contextlib.contextmanager\ndef flags(enabled=False, threads=1):\n"
+                                         "    with real(enabled):\n        yield\n"
+                                         "torch.backends.nnpack.flags = functools.wraps(real)(flags)")],
+                                       "caught", ["ruled-out"]),
     # an `absent` name that the module's class defines, whose getter raises AttributeError on this build
     "rival-absent-but-defined": ({"absent": "torch.backends.miopen.enabled"},
                                  [("miopen.enabled exists, behind a hook only a ROCm build has",
@@ -195,7 +203,7 @@ def test_each_rival_world_is_judged_at_the_checks_assertion(rivalled, fact_id):
 
 def test_rivals_are_counted(rivalled):
     counts = rivalled.rival_counts()
-    assert counts == {"facts": 7, "rivals": 8, "ruled-out": 5, "passes": 1, "crashed": 1, "error": 1}
+    assert counts == {"facts": 8, "rivals": 9, "ruled-out": 6, "passes": 1, "crashed": 1, "error": 1}
     assert "no such world" in rivalled.results["rival-world-broken"].control[1]
 
 

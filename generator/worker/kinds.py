@@ -263,9 +263,22 @@ def _same_signature(layer):
 
 
 def _passes_everything_on(layer):
+    """An ``lru_cache``, or a known pass-through that really calls what ``__wrapped__`` names (a
+    ``functools.wraps`` on top of one would set ``__wrapped__`` to another function)."""
     import functools
 
-    return isinstance(layer, functools._lru_cache_wrapper) or getattr(layer, "__code__", None) in _pass_through_code()
+    if isinstance(layer, functools._lru_cache_wrapper):
+        return True
+    if getattr(layer, "__code__", None) not in _pass_through_code():
+        return False
+    return any(_cell_value(cell) is layer.__wrapped__ for cell in layer.__closure__ or ())
+
+
+def _cell_value(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # an empty cell
+        return None
 
 
 _PASS_THROUGH_CODE: list = []
