@@ -49,6 +49,7 @@ _MIN_STEM = 5
 _MIN_RANGE = 7  # 0..7 beside 0..15 reads as a range; 1 beside 3 need not
 _COUNTS = {**{w: n for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())},
            **{w: n for n, w in enumerate("零一二三四五六七八九十", 0)}, "两": 2}
+_NUMBER_WORD = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b", re.IGNORECASE)
 # names listed in a row: `code`, 'literals' or NAMES joined by commas, "and", "or", 、, 和, 或
 _LISTED_NAME = re.compile(r"`[^`]+`|'[^']+'|\b[A-Z][A-Z0-9_]+\b")
 _NAME_RUN = re.compile(r"(?:`[^`]+`|'[^']+'|\b[A-Z][A-Z0-9_]+\b)(?:\s*(?:,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+|、|和|或|及)"
@@ -148,12 +149,13 @@ def _words_shown(hidden: str, context: str) -> bool:
 
 
 def _computed(hidden: str, context: str) -> bool:
-    """A number the others give: their sum, or two of them added, subtracted, multiplied or divided, or the top
+    """A number (in digits, or a word such as ``three``) the others give: their sum, or two of them added, subtracted, multiplied or divided, or the top
     of a range one bit wider or narrower than another (``0..127`` beside ``0..255``)."""
-    if not _NUMBER.fullmatch(hidden):
+    if not (_NUMBER.fullmatch(hidden) or hidden.lower() in _COUNTS):
         return False
-    target = Fraction(hidden)
+    target = Fraction(_COUNTS.get(hidden.lower(), hidden))
     numbers = [Fraction(n) for n in _NUMBER.findall(context.replace("..", " .. "))]
+    numbers += [Fraction(_COUNTS[w.lower()]) for w in _NUMBER_WORD.findall(context)]
     if len(numbers) > 1 and sum(numbers) == target:
         return True
     if target >= _MIN_RANGE and any(n >= _MIN_RANGE and n + 1 in ((target + 1) * 2, (target + 1) / 2) for n in numbers):

@@ -310,10 +310,14 @@ def test_a_cloze_whose_listed_names_count_its_deletion_is_a_finding(tmp_path):
     asked = card("t-asked", "cloze", text={
         "en": "Unlike mkldnn, `torch.backends.mkl` has no {{c1::`VERBOSE_ON_CREATION`}} level.",
         "zh": "与 mkldnn 不同，`torch.backends.mkl` 没有 {{c1::`VERBOSE_ON_CREATION`}} 级别。"})
-    result = lint_of(tmp_path, cards=[counted, asked])
+    worded = card("t-worded", "cloze", text={
+        "en": "torch.einsum consults opt_einsum only with at least {{c1::three}} operands. ℹ With two there is only one "
+              "order.", "zh": "操作数至少 {{c1::三}} 个时，torch.einsum 才询问 opt_einsum。"})
+    result = lint_of(tmp_path, cards=[counted, asked, worded])
     assert result.exit_code == 1
     assert "t-counted.text: the en cloze gives away 'two'" in result.output
     assert "t-counted.text: the zh cloze gives away '两'" in result.output and "t-asked" not in result.output
+    assert "t-worded.text: the en cloze gives away 'three'" in result.output
 
 
 def test_a_cloze_whose_range_the_other_range_implies_is_a_finding(tmp_path):
