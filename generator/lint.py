@@ -238,7 +238,8 @@ def cloze_numbers(text: str) -> set[str]:
 
 def _same_questions(cards) -> list[tuple]:
     """Pairs of cards that ask the same thing: code cards showing the same code, prompts that name the same
-    code spans in nearly the same words, or cards asking about the same calls with the same answer."""
+    code spans in nearly the same words, cards asking about the same calls with the same answer, or clozes
+    hiding the same name."""
     pairs: list[tuple] = []
     by_code: dict[str, list] = {}
     by_names: dict[frozenset[str], list] = {}
@@ -255,7 +256,23 @@ def _same_questions(cards) -> list[tuple]:
             if matcher.real_quick_ratio() >= SAME_PROMPT and matcher.quick_ratio() >= SAME_PROMPT \
                     and matcher.ratio() >= SAME_PROMPT:
                 pairs.append((first, second))
-    return pairs + [pair for pair in _same_answers(cards) if pair not in pairs]
+    pairs += [pair for pair in _same_answers(cards) if pair not in pairs]
+    return pairs + [pair for pair in _same_hidden_names(cards) if pair not in pairs]
+
+
+_HIDDEN_NAME = re.compile(r"`?(?:[A-Za-z]\w*[._]\w[\w.]*|[A-Za-z][a-z0-9]*[A-Z]\w*)(?:\(\))?`?")
+
+
+def _same_hidden_names(cards) -> list[tuple]:
+    """Pairs of clozes that hide the same name (``ContextProp``, ``enable_global_flags``; not a value such as
+    ``False`` or ``'none'``): whatever their other words, both ask the learner to recall that name for one
+    idea, "backend flags are ___ descriptors"."""
+    by_name: dict[str, list] = {}
+    for card in cards:
+        if card.kind == "cloze":
+            for name in {m[2] for m in CLOZE.finditer(card.text.en) if _HIDDEN_NAME.fullmatch(m[2])}:
+                by_name.setdefault(name.strip("`"), []).append(card)
+    return [(group[0], other) for group in by_name.values() for other in group[1:]]
 
 
 def _same_answers(cards) -> list[tuple]:

@@ -339,7 +339,9 @@ def test_a_cloze_deletion_shown_inside_a_name_is_a_finding(tmp_path):
     whole = card("t-whole", "cloze", text={
         "en": "`cuFFTPlanCache.size` is read-only; set `cuFFTPlanCache.{{c1::max_size}}` to change the capacity.",
         "zh": "`cuFFTPlanCache.size` 是只读的；要改变容量请设置 `cuFFTPlanCache.{{c1::max_size}}`。"})
-    finds(tmp_path, piece, whole, "text: the zh cloze gives away 'size'")
+    result = lint_of(tmp_path, cards=[piece])
+    assert result.exit_code == 1 and "t-piece.text: the zh cloze gives away 'size'" in result.output
+    assert lint_of(tmp_path, cards=[whole]).exit_code == 0  # alone: side by side both hide max_size
 
 
 def test_a_cloze_whose_two_deletions_give_each_other_away_is_a_finding(tmp_path):
@@ -432,3 +434,20 @@ def test_a_stem_that_says_its_correct_option_is_a_finding(tmp_path):
     assert f"t.yaml:{line_of(tmp_path, 'id: q-said')}: q-said.stem: says 'OpenMP', the correct option" in result.output
     for good in (fair, quoted):  # one at a time: side by side they ask the same thing
         assert lint_of(tmp_path, questions=[good]).exit_code == 0
+
+
+def test_two_clozes_hiding_the_same_name_ask_the_same_thing(tmp_path):
+    generic = card("t-generic", "cloze", text={
+        "en": "Backend flags are {{c1::ContextProp}} descriptors: reading one calls its getter, assigning its setter.",
+        "zh": "后端开关是 {{c1::ContextProp}} 描述符。"})
+    cudnn = card("t-cudnn", "cloze", text={
+        "en": "A cudnn flag such as `enabled` is a {{c1::ContextProp}} descriptor: reading it calls a C++ getter.",
+        "zh": "像 `enabled` 这样的 cudnn 开关是 {{c1::ContextProp}} 描述符。"})
+    value = card("t-value", "cloze", text={"en": "`torch.backends.nnpack.flags()` defaults to enabled={{c1::False}}.",
+                                           "zh": "enabled 默认为 {{c1::False}}。"})
+    same_value = card("t-same-value", "cloze", text={"en": "`torch.backends.cudnn.flags()` defaults to enabled={{c1::False}}.",
+                                                     "zh": "enabled 默认为 {{c1::False}}。"})
+    result = lint_of(tmp_path, cards=[generic, cudnn, value, same_value])
+    assert result.exit_code == 1
+    assert f"t.yaml:{line_of(tmp_path, 'id: t-cudnn')}: t-cudnn: asks what t-generic" in result.output
+    assert "t-value" not in result.output and "t-same-value" not in result.output
