@@ -230,23 +230,31 @@ def names_no_subject(text: Optional[str]) -> bool:
     return bool(text) and not _SUBJECT.search(split_explanation(text or "")[0])
 
 
-def stem_give_away(stem: Optional[str], options: list) -> str:
-    """The correct option's answer that ``stem`` says in its own words (outside code and quotes), where no wrong
-    option's is said there ('' where none): "On a build with OpenMP, what ... names as the backend?" → OpenMP."""
-    if not stem:
-        return ""
+def stem_give_away(stem: Any, options: list) -> str:
+    """The correct option's answer that ``stem`` (a ``Text``) says in its own words, in either language (outside
+    code and quotes), where no wrong option's is said there ('' where none): "On a build with OpenMP, what ...
+    names as the backend?" → OpenMP."""
+    for lang in ("en", "zh"):
+        said = _said_in_stem(getattr(stem, lang) or "", [(getattr(o.text, lang) or o.text.en, o.correct)
+                                                         for o in options])
+        if said:
+            return said
+    return ""
+
+
+def _said_in_stem(stem: str, options: list[tuple[str, bool]]) -> str:
     prose = _QUOTED.sub(" ", CODE_SPAN.sub(" ", split_explanation(stem)[0]))
 
-    def said(option) -> str:
-        answer = split_explanation(option.text.en)[0].strip().strip("`'\". ")
+    def said(text: str) -> str:
+        answer = split_explanation(text)[0].strip().strip("`'\"。. ")
         if len(answer) < _MIN_PIECE or len(answer.split()) > 3 or answer in ("True", "False", "None"):
             return ""
-        return answer if re.search(rf"(?<![\w.]){re.escape(answer)}(?!\w)", prose, re.IGNORECASE) else ""
+        found = re.search(rf"(?<![A-Za-z0-9_.]){re.escape(answer)}(?![A-Za-z0-9_])", prose, re.IGNORECASE)
+        return answer if found else ""
 
-    right = [said(o) for o in options if o.correct]
-    if any(said(o) for o in options if not o.correct):
+    if any(said(text) for text, correct in options if not correct):
         return ""
-    return next(filter(None, right), "")
+    return next(filter(None, (said(text) for text, correct in options if correct)), "")
 
 
 def _split_camel(word: str) -> list[str]:
@@ -270,8 +278,8 @@ def problems(card: Any) -> list[tuple[str, str]]:
                                  "the card, or move what explains after ℹ"))
     if card.kind in ("mcq", "basic") and names_no_subject(_prompts(card)[0][1].en):
         found.append((_prompts(card)[0][0], "names nothing it asks about: say whose setting, call or library"))
-    if card.kind == "mcq" and stem_give_away(card.question.en, card.options):
-        found.append(("question", f"says '{stem_give_away(card.question.en, card.options)}', the correct "
+    if card.kind == "mcq" and stem_give_away(card.question, card.options):
+        found.append(("question", f"says '{stem_give_away(card.question, card.options)}', the correct "
                                   "option: ask without it"))
     if card.kind == "mcq" and select_all_too_wide(card):
         found.append(("options", f"a select-all over {len(card.options)} options (at most "

@@ -346,7 +346,7 @@ def question_findings(course: Course) -> list[Finding]:
     shapes = {question.id: _QuestionShape.of(question) for question in questions}
     findings: list[Finding] = []
     for question in questions:
-        said = card_rules.stem_give_away(question.stem.en, question.options) if question.kind != "truefalse" else ""
+        said = card_rules.stem_give_away(question.stem, question.options) if question.kind != "truefalse" else ""
         if said:
             findings.append(Finding(str(course.where(question.id, "questions")), f"{question.id}.stem",
                                     f"says '{said}', the correct option: ask without it"))

@@ -419,10 +419,10 @@ def test_a_prompt_that_names_nothing_it_asks_about_is_a_finding(tmp_path):
 
 
 def test_a_stem_that_says_its_correct_option_is_a_finding(tmp_path):
-    def backend(question_id: str, stem: str) -> dict:
+    def backend(question_id: str, stem: str, zh: str = "并行后端是什么？") -> dict:
         options = [{"text": {"en": t, "zh": t}, "correct": i == 0, "why": {"en": "w", "zh": "w"}}
                    for i, t in enumerate(["OpenMP", "MKL", "oneDNN"])]
-        return {"id": question_id, "kind": "single", "stem": {"en": stem, "zh": "并行后端是什么？"}, "options": options,
+        return {"id": question_id, "kind": "single", "stem": {"en": stem, "zh": zh}, "options": options,
                 "facts": ["f"]}
     said = backend("q-said", "On a build with OpenMP, what does `torch.__config__.parallel_info()` name as the ATen "
                              "parallel backend?")
@@ -434,6 +434,10 @@ def test_a_stem_that_says_its_correct_option_is_a_finding(tmp_path):
     assert f"t.yaml:{line_of(tmp_path, 'id: q-said')}: q-said.stem: says 'OpenMP', the correct option" in result.output
     for good in (fair, quoted):  # one at a time: side by side they ask the same thing
         assert lint_of(tmp_path, questions=[good]).exit_code == 0
+    said_zh = backend("q-said-zh", "On the official wheels, what does `parallel_info()` name as the backend?",
+                      zh="在带OpenMP的构建上，`parallel_info()` 给出的并行后端是什么？")
+    result = lint_of(tmp_path, questions=[said_zh])
+    assert result.exit_code == 1 and "q-said-zh.stem: says 'OpenMP', the correct option" in result.output
 
 
 def test_two_clozes_hiding_the_same_name_ask_the_same_thing(tmp_path):
