@@ -7,6 +7,7 @@ Each rule reads the fact part of a text (before ``ℹ``): an explanation may say
 """
 from __future__ import annotations
 
+import os
 import re
 from fractions import Fraction
 from itertools import combinations
@@ -34,12 +35,27 @@ _VERDICT = re.compile(r"^\W*(?:yes|no|true|false|wrong|right|correct|incorrect|h
 _NAMES = r"`x`(?:\s*,\s*(?:and\s+)?`x`|\s+and\s+`x`)+"
 _SEVERAL = re.compile(rf"(?:\bwhat\s+(?:do|are|did)\s|^\s*defaults?\s+of\s|^\s*(?=`))[^?]*?{_NAMES}[^?]*\?", re.I)
 _CLAUSE = re.compile(r"(?<=[.!?;:])\s+")
+# "it launches nothing, and without a parser it fails": two clauses of three words or more joined by a comma
+# and a conjunction state two things ("on cuDNN, oneDNN and MIOpen" is a list, its items too short)
+_JOINED = re.compile(r",\s+(?:and|but|while)\s+|，(?:并且|而且|但是?|而)")
+_CLAUSE_WORDS = 3
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w]|\.\d)")
 _WORD = re.compile(r"[A-Za-z0-9_]+|[\u4e00-\u9fff]")  # an ASCII word, or one Chinese character
 _NAME_PIECE = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 # pieces of a name that say nothing about which name it is
-_PLAIN_PIECES = frozenset("torch backends get set is has the and or of to in a an with for on by".split())
+_PLAIN_PIECES = frozenset("torch backends which where there their these those about after before get set is has the and or of to in a an with for on by".split())
 _MIN_PIECE = 3
+_MIN_STEM = 5
+_MIN_RANGE = 7  # 0..7 beside 0..15 reads as a range; 1 beside 3 need not
+_COUNTS = {**{w: n for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())},
+           **{w: n for n, w in enumerate("零一二三四五六七八九十", 0)}, "两": 2}
+_NUMBER_WORD = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b", re.IGNORECASE)
+# names listed in a row: `code`, 'literals' or NAMES joined by commas, "and", "or", 、, 和, 或
+_LISTED_NAME = re.compile(r"`[^`]+`|'[^']+'|\b[A-Z][A-Z0-9_]+\b")
+_NAME_RUN = re.compile(r"(?:`[^`]+`|'[^']+'|\b[A-Z][A-Z0-9_]+\b)(?:\s*(?:,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+|、|和|或|及)"
+                       r"\s*(?:`[^`]+`|'[^']+'|\b[A-Z][A-Z0-9_]+\b))+")
+# two deletions one of which is the other's cause: each card shows the other's answer, which gives its own
+_BECAUSE = re.compile(r"\b(?:so|because|therefore|hence|thus)\b|所以|因为|因此|于是", re.IGNORECASE)
 _MAX_NAME_WORDS = 6  # a side this short that holds code is a name to recall, not a sentence
 
 
@@ -68,7 +84,16 @@ def statements(text: Optional[str]) -> int:
         return 0
     prose = _ABBREVIATION.sub("", CODE_SPAN.sub("x", _ASIDE.sub("", split_explanation(text)[0])))
     parts = [(match[1], match[2]) for match in _SENTENCE.finditer(prose)]
-    return sum(1 for part, end in parts if part.strip() and not _VERDICT.match(part) and not _label(part, end))
+    return sum(_joined_clauses(part) for part, end in parts
+               if part.strip() and not _VERDICT.match(part) and not _label(part, end))
+
+
+def _joined_clauses(sentence: str) -> int:
+    """How many clauses ``sentence`` joins with ", and" (each of them three words or more; 1 where it joins none)."""
+    clauses = _JOINED.split(sentence)
+    if len(clauses) > 1 and all(len(_WORD.findall(c)) >= _CLAUSE_WORDS for c in clauses):
+        return len(clauses)
+    return 1
 
 
 def _label(part: str, end: str) -> bool:
@@ -90,8 +115,11 @@ def cloze_give_aways(text: Optional[str]) -> list[str]:
     for number, answer in _deletions(text):
         context = CODE_SPAN.sub(r"\1", CLOZE.sub(lambda m: " ___ " if m[1] == number else m[2], text))
         hidden = CODE_SPAN.sub(r"\1", answer).strip().strip("'\"")
-        if _shown(hidden, context) or _words_shown(hidden, context) or _computed(hidden, context):
+        if (_shown(hidden, context) or _words_shown(hidden, context) or _computed(hidden, context)
+                or _counted(hidden, context) or _piece_shown(hidden, context)):
             found.append(answer)
+    if len(set(_deletions(text))) == 2 and _BECAUSE.search(CLOZE.sub(" ", text)):
+        found += [answer for _, answer in _deletions(text) if answer not in found]
     return found
 
 
@@ -121,17 +149,37 @@ def _words_shown(hidden: str, context: str) -> bool:
 
 
 def _computed(hidden: str, context: str) -> bool:
-    if not _NUMBER.fullmatch(hidden):
+    """A number (in digits, or a word such as ``three``) the others give: their sum, or two of them added, subtracted, multiplied or divided, or the top
+    of a range one bit wider or narrower than another (``0..127`` beside ``0..255``)."""
+    if not (_NUMBER.fullmatch(hidden) or hidden.lower() in _COUNTS):
         return False
-    target = Fraction(hidden)
-    numbers = [Fraction(n) for n in _NUMBER.findall(context)]
+    target = Fraction(_COUNTS.get(hidden.lower(), hidden))
+    numbers = [Fraction(n) for n in _NUMBER.findall(context.replace("..", " .. "))]
+    numbers += [Fraction(_COUNTS[w.lower()]) for w in _NUMBER_WORD.findall(context)]
     if len(numbers) > 1 and sum(numbers) == target:
+        return True
+    if target >= _MIN_RANGE and any(n >= _MIN_RANGE and n + 1 in ((target + 1) * 2, (target + 1) / 2) for n in numbers):
         return True
     for a, b in combinations(numbers, 2):
         results = {a + b, abs(a - b), a * b} | {x / y for x, y in ((a, b), (b, a)) if y}
         if target in results:
             return True
     return False
+
+
+def _counted(hidden: str, context: str) -> bool:
+    """A count the text shows by listing that many names in a row: "has ___ verbose levels, `VERBOSE_OFF` and
+    `VERBOSE_ON`" (``两`` in Chinese too)."""
+    count = _COUNTS.get(hidden.lower()) or (int(hidden) if hidden.isdigit() else 0)
+    return count > 1 and any(count == len(_LISTED_NAME.findall(run)) for run in _NAME_RUN.findall(context))
+
+
+def _piece_shown(hidden: str, context: str) -> bool:
+    """A deletion written out as a piece of a name the rest shows: ``size`` beside ``max_size``."""
+    if not re.fullmatch(r"[A-Za-z]\w{2,}", hidden):
+        return False
+    return any(hidden.lower() in name.lower().replace(".", "_").split("_") and hidden.lower() != name.lower()
+               for name in re.findall(r"[A-Za-z_][\w.]*", context))
 
 
 def reverse_give_away(prompt: Optional[str], answer: Optional[str]) -> str:
@@ -147,8 +195,66 @@ def reverse_give_away(prompt: Optional[str], answer: Optional[str]) -> str:
     pieces = {p.lower() for word in _NAME_PIECE.findall(code) for p in _split_camel(word)}
     pieces = {p for p in pieces if len(p) >= _MIN_PIECE and p not in _PLAIN_PIECES}
     prose = split_explanation(prompt)[0]
-    said = {w.lower() for word in _NAME_PIECE.findall(prose) for w in (word, *_split_camel(word))}
-    return next((p for p in sorted(pieces) if p in said), "")
+    words = _NAME_PIECE.findall(prose)
+    said = {w.lower() for word in words for w in (word, *_split_camel(word))}
+    said |= {"".join(pair).lower() for pair in zip(words, words[1:])}  # "MKL-DNN", "CuTe DSL": mkldnn, cutedsl
+    return next((p for p in sorted(pieces) if any(_same_stem(p, w) for w in said)), "")
+
+
+def reverse_shared_word(prompt: Optional[str], answer: Optional[str]) -> str:
+    """A word of five letters or more (not ``torch``, ``backends``, ...) that the reversed card's question
+    (``prompt``, the back) shares with its answer (the front), '' where none: "`xeon` and `xnnpack` (import them by
+    name)" asks for "the submodules `import torch` does not load" and says "import"."""
+    if not prompt or not answer:
+        return ""
+    asked = {w.lower() for w in _NAME_PIECE.findall(split_explanation(prompt)[0])}
+    answered = {w.lower() for w in _NAME_PIECE.findall(split_explanation(answer)[0])}
+    return next((w for w in sorted(asked) if len(w) >= _MIN_STEM and w not in _PLAIN_PIECES
+                 and any(_same_stem(w, other) for other in answered)), "")
+
+
+def _same_stem(piece: str, word: str) -> bool:
+    """``disabled`` and ``Disables``: the same word but for an ending of up to two letters."""
+    if piece == word:
+        return True
+    common = len(os.path.commonprefix([piece, word]))
+    return common >= _MIN_STEM and common >= max(len(piece), len(word)) - 2
+
+
+_SUBJECT = re.compile(r"`[^`]+`|\w*[-_.=(]\w|\w*\d|\b\w+[A-Z]\w*")
+
+
+def names_no_subject(text: Optional[str]) -> bool:
+    """Whether the English prompt ``text`` names nothing it asks about: no code, no name (``cuDNN``, ``TF32``,
+    ``benchmark=True``): "Which combination can never happen?" leaves a learner to guess whose."""
+    return bool(text) and not _SUBJECT.search(split_explanation(text or "")[0])
+
+
+def stem_give_away(stem: Any, options: list) -> str:
+    """The correct option's answer that ``stem`` (a ``Text``) says in its own words, in either language (outside
+    code and quotes), where no wrong option's is said there ('' where none): "On a build with OpenMP, what ...
+    names as the backend?" → OpenMP."""
+    for lang in ("en", "zh"):
+        said = _said_in_stem(getattr(stem, lang) or "", [(getattr(o.text, lang) or o.text.en, o.correct)
+                                                         for o in options])
+        if said:
+            return said
+    return ""
+
+
+def _said_in_stem(stem: str, options: list[tuple[str, bool]]) -> str:
+    prose = _QUOTED.sub(" ", CODE_SPAN.sub(" ", split_explanation(stem)[0]))
+
+    def said(text: str) -> str:
+        answer = split_explanation(text)[0].strip().strip("`'\"。. ")
+        if len(answer) < _MIN_PIECE or len(answer.split()) > 3 or answer in ("True", "False", "None"):
+            return ""
+        found = re.search(rf"(?<![A-Za-z0-9_.]){re.escape(answer)}(?![A-Za-z0-9_])", prose, re.IGNORECASE)
+        return answer if found else ""
+
+    if any(said(text) for text, correct in options if not correct):
+        return ""
+    return next(filter(None, (said(text) for text, correct in options if correct)), "")
 
 
 def _split_camel(word: str) -> list[str]:
@@ -170,6 +276,11 @@ def problems(card: Any) -> list[tuple[str, str]]:
         if count > MAX_STATEMENTS:
             found.append((field, f"the answer states {count} things (at most {MAX_STATEMENTS} before ℹ): split "
                                  "the card, or move what explains after ℹ"))
+    if card.kind in ("mcq", "basic") and names_no_subject(_prompts(card)[0][1].en):
+        found.append((_prompts(card)[0][0], "names nothing it asks about: say whose setting, call or library"))
+    if card.kind == "mcq" and stem_give_away(card.question, card.options):
+        found.append(("question", f"says '{stem_give_away(card.question, card.options)}', the correct "
+                                  "option: ask without it"))
     if card.kind == "mcq" and select_all_too_wide(card):
         found.append(("options", f"a select-all over {len(card.options)} options (at most "
                                  f"{MAX_SELECT_ALL_OPTIONS}): drop options, or split the card"))
@@ -183,6 +294,10 @@ def problems(card: Any) -> list[tuple[str, str]]:
             word = reverse_give_away(prompt.en, answer.en)
             if word:
                 found.append((field, f"the prompt says '{word}', part of the name it asks for: ask without it"))
+        shared = reverse_shared_word(card.back.en, card.front.en)
+        if shared and not reverse_give_away(card.back.en, card.front.en):
+            found.append(("back", f"the reversed card's question says '{shared}', a word of its answer: ask "
+                                  "without it, or make the card basic"))
     return found
 
 

@@ -237,8 +237,9 @@ def cloze_numbers(text: str) -> set[str]:
 
 
 def _same_questions(cards) -> list[tuple]:
-    """Pairs of cards that ask the same thing: code cards showing the same code, or prompts that name the
-    same code spans in nearly the same words."""
+    """Pairs of cards that ask the same thing: code cards showing the same code, prompts that name the same
+    code spans in nearly the same words, cards asking about the same calls with the same answer, or clozes
+    hiding the same name."""
     pairs: list[tuple] = []
     by_code: dict[str, list] = {}
     by_names: dict[frozenset[str], list] = {}
@@ -255,7 +256,56 @@ def _same_questions(cards) -> list[tuple]:
             if matcher.real_quick_ratio() >= SAME_PROMPT and matcher.quick_ratio() >= SAME_PROMPT \
                     and matcher.ratio() >= SAME_PROMPT:
                 pairs.append((first, second))
+    pairs += [pair for pair in _same_answers(cards) if pair not in pairs]
+    return pairs + [pair for pair in _same_hidden_names(cards) if pair not in pairs]
+
+
+_HIDDEN_NAME = re.compile(r"`?(?:[A-Za-z]\w*[._]\w[\w.]*|[A-Za-z][a-z0-9]*[A-Z]\w*)(?:\(\))?`?")
+
+
+def _same_hidden_names(cards) -> list[tuple]:
+    """Pairs of clozes that hide the same name (``ContextProp``, ``enable_global_flags``; not a value such as
+    ``False`` or ``'none'``): whatever their other words, both ask the learner to recall that name for one
+    idea, "backend flags are ___ descriptors"."""
+    by_name: dict[str, list] = {}
+    for card in cards:
+        if card.kind == "cloze":
+            for name in {m[2] for m in CLOZE.finditer(card.text.en) if _HIDDEN_NAME.fullmatch(m[2])}:
+                by_name.setdefault(name.strip("`"), []).append(card)
+    return [(group[0], other) for group in by_name.values() for other in group[1:]]
+
+
+def _same_answers(cards) -> list[tuple]:
+    """Pairs of cards, of any kind, that ask about the same calls and answer with the same value on a fact they
+    share: a code card printing ``kleidiai.is_available()`` and a basic card asking for it, both ``False``."""
+    pairs: list[tuple] = []
+    by_call: dict[tuple, list] = {}
+    for card in cards:
+        calls = _asked_calls(card)
+        if calls and _answer_head(card):
+            by_call.setdefault((calls, _answer_head(card)), []).append(card)
+    for group in by_call.values():
+        pairs += [(first, second) for first, second in combinations(group, 2) if set(first.facts) & set(second.facts)]
     return pairs
+
+
+_CALL = re.compile(r"\b(?:torch\.)?[A-Za-z_][\w.]*\.[A-Za-z_]\w*(?=\()")
+_HEAD = re.compile(r"`([^`]+)`|([^\s.,:;，。：；]+)")
+
+
+def _asked_calls(card) -> frozenset[str]:
+    """The calls (``torch.backends.kleidiai.is_available``) a basic, reversed or code card asks about: in its
+    prompt, and in the code a code card shows."""
+    if card.kind not in ("basic", "reverse", "code"):
+        return frozenset()
+    shown = card.front.en + ("\n" + card.code.en if card.kind == "code" else "")
+    return frozenset(name.removeprefix("torch.") for name in _CALL.findall(shown))
+
+
+def _answer_head(card) -> str:
+    """What the answer starts with: its first value (```False```) or word, lower-cased."""
+    match = _HEAD.search(split_explanation(card.back.en)[0])
+    return (match[1] or match[2]).lower() if match else ""
 
 
 _NAME = re.compile(r"[A-Za-z_][\w.]*(?<=\w)")
@@ -295,6 +345,11 @@ def question_findings(course: Course) -> list[Finding]:
     questions = [question for module in course.modules for question in module.questions]
     shapes = {question.id: _QuestionShape.of(question) for question in questions}
     findings: list[Finding] = []
+    for question in questions:
+        said = card_rules.stem_give_away(question.stem, question.options) if question.kind != "truefalse" else ""
+        if said:
+            findings.append(Finding(str(course.where(question.id, "questions")), f"{question.id}.stem",
+                                    f"says '{said}', the correct option: ask without it"))
     for first, second in combinations(questions, 2):
         reason = _same_question(shapes[first.id], shapes[second.id])
         if reason:

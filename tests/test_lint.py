@@ -298,3 +298,160 @@ def test_code_values_and_latin_lists_keep_their_ascii_punctuation(tmp_path):
     cloze = card("t-cloze", "cloze", text={"en": "It stays {{c1::frozen}}.", "zh": "它在{{c1::整个进程}}内保持冻结。"})
     result = lint_of(tmp_path, cards=[code, call, latin, cloze])
     assert result.exit_code == 0, result.output
+
+
+# Issue 23's fresh look: each give-away and minimum-information example it found, and its rewrite
+
+
+def test_a_cloze_whose_listed_names_count_its_deletion_is_a_finding(tmp_path):
+    counted = card("t-counted", "cloze", text={
+        "en": "`torch.backends.mkl` has {{c1::two}} verbose levels, `VERBOSE_OFF` and `VERBOSE_ON`.",
+        "zh": "`torch.backends.mkl` 有{{c1::两}}个 verbose 级别：`VERBOSE_OFF` 和 `VERBOSE_ON`。"})
+    asked = card("t-asked", "cloze", text={
+        "en": "Unlike mkldnn, `torch.backends.mkl` has no {{c1::`VERBOSE_ON_CREATION`}} level.",
+        "zh": "与 mkldnn 不同，`torch.backends.mkl` 没有 {{c1::`VERBOSE_ON_CREATION`}} 级别。"})
+    worded = card("t-worded", "cloze", text={
+        "en": "torch.einsum consults opt_einsum only with at least {{c1::three}} operands. ℹ With two there is only one "
+              "order.", "zh": "操作数至少 {{c1::三}} 个时，torch.einsum 才询问 opt_einsum。"})
+    result = lint_of(tmp_path, cards=[counted, asked, worded])
+    assert result.exit_code == 1
+    assert "t-counted.text: the en cloze gives away 'two'" in result.output
+    assert "t-counted.text: the zh cloze gives away '两'" in result.output and "t-asked" not in result.output
+    assert "t-worded.text: the en cloze gives away 'three'" in result.output
+
+
+def test_a_cloze_whose_range_the_other_range_implies_is_a_finding(tmp_path):
+    ranged = card("t-ranged", "cloze", text={
+        "en": "The default x86 qconfig observes activations in 0..{{c1::127}} (`reduce_range=True`), while qnnpack "
+              "uses 0..{{c2::255}}.", "zh": "默认的 x86 qconfig 在 0..{{c1::127}} 范围内观察激活，而 qnnpack 用 0..{{c2::255}}。"})
+    alone = card("t-alone", "cloze", text={"en": "The default x86 qconfig observes quint8 activations in 0..{{c1::127}}.",
+                                           "zh": "默认的 x86 qconfig 在 0..{{c1::127}} 范围内观察 quint8 激活。"})
+    result = lint_of(tmp_path, cards=[ranged, alone])
+    assert result.exit_code == 1
+    assert "t-ranged.text: the en cloze gives away '127'" in result.output
+    assert "t-ranged.text: the zh cloze gives away '127'" in result.output and "t-alone" not in result.output
+
+
+def test_a_cloze_deletion_shown_inside_a_name_is_a_finding(tmp_path):
+    piece = card("t-piece", "cloze", text={
+        "en": "`cuFFTPlanCache.{{c1::size}}` is read-only; set `cuFFTPlanCache.{{c2::max_size}}` to change the capacity.",
+        "zh": "`cuFFTPlanCache.{{c1::size}}` 是只读的；要改变容量请设置 `cuFFTPlanCache.{{c2::max_size}}`。"})
+    whole = card("t-whole", "cloze", text={
+        "en": "`cuFFTPlanCache.size` is read-only; set `cuFFTPlanCache.{{c1::max_size}}` to change the capacity.",
+        "zh": "`cuFFTPlanCache.size` 是只读的；要改变容量请设置 `cuFFTPlanCache.{{c1::max_size}}`。"})
+    result = lint_of(tmp_path, cards=[piece])
+    assert result.exit_code == 1 and "t-piece.text: the zh cloze gives away 'size'" in result.output
+    assert lint_of(tmp_path, cards=[whole]).exit_code == 0  # alone: side by side both hide max_size
+
+
+def test_a_cloze_whose_two_deletions_give_each_other_away_is_a_finding(tmp_path):
+    cause = card("t-cause", "cloze", text={
+        "en": "`torch.backends.mps.is_available()` is wrapped in {{c1::functools.lru_cache}}, so it is computed "
+              "{{c2::once per process}}.",
+        "zh": "`torch.backends.mps.is_available()` 外面包了一层 {{c1::functools.lru_cache}}，所以{{c2::每个进程只计算一次}}。"})
+    once = card("t-once", "cloze", text={
+        "en": "`torch.backends.mps.is_available()` is computed {{c1::once per process}}. ℹ It is wrapped in "
+              "functools.lru_cache, so installing a driver later changes nothing.",
+        "zh": "`torch.backends.mps.is_available()` {{c1::每个进程只计算一次}}。ℹ 它外面包了一层 functools.lru_cache。"})
+    finds(tmp_path, cause, once, "text: the zh cloze gives away '每个进程只计算一次'")
+
+
+def test_clauses_joined_by_a_comma_and_and_count_apart(tmp_path):
+    three = card("t-three", back={"en": "Adds all launcher options to an argparse parser you pass in; it launches "
+                                        "nothing, and without a parser it fails with AttributeError.", "zh": "加选项。"})
+    two = card("t-two", back={"en": "Adds all launcher options to an argparse parser you pass in; it launches nothing.",
+                              "zh": "加选项。"})
+    listed = card("t-listed", back={"en": "It freezes the flags of cuDNN, oneDNN and MIOpen, and the generic one.",
+                                    "zh": "冻结。"})
+    result = lint_of(tmp_path, cards=[three, two, listed])
+    assert result.exit_code == 1 and "t-three.back: the answer states 3 things (at most 2 before ℹ)" in result.output
+    assert "t-two" not in result.output and "t-listed" not in result.output
+
+
+def test_a_reversed_card_whose_question_says_a_word_of_its_answer_is_a_finding(tmp_path):
+    lazy = card("t-lazy", "reverse", front={"en": "The two torch.backends submodules that `import torch` does not load",
+                                            "zh": "不随 `import torch` 加载的两个子模块"},
+                back={"en": "`xeon` and `xnnpack` (import them by name)", "zh": "`xeon` 和 `xnnpack`（要按名字单独导入）"})
+    fair = card("t-fair", "reverse", front={"en": "`torch.backends.quantized.supported_engines = [...]`", "zh": "`x`"},
+                back={"en": "Raises `RuntimeError`: the list is read-only and stays as it was.", "zh": "抛出 `RuntimeError`。"})
+    finds(tmp_path, lazy, fair, "back: the reversed card's question says 'import', a word of its answer")
+
+
+def test_a_reversed_card_naming_its_answer_in_other_words_is_a_finding(tmp_path):
+    joined = card("t-joined", "reverse", front={"en": "`torch.backends.mkldnn.is_available()`", "zh": "`x`"},
+                  back={"en": "bool: was PyTorch built with MKL-DNN (oneDNN) support?", "zh": "是否带 MKL-DNN？"})
+    stem = card("t-stem", "reverse", front={"en": "`with torch.backends.python_native.cutedsl.disabled():`", "zh": "`x`"},
+                back={"en": "Disables CuTe DSL for the block, then restores the previous state.", "zh": "在块内禁用。"})
+    fair = card("t-fair", "reverse", front={"en": "`torch.backends.mkldnn.is_available()`", "zh": "`x`"},
+                back={"en": "bool: was PyTorch built with oneDNN support?", "zh": "是否带 oneDNN？"})
+    result = lint_of(tmp_path, cards=[joined, stem])
+    assert result.exit_code == 1
+    assert "t-joined.back: the prompt says 'mkldnn', part of the name it asks for" in result.output
+    assert "t-stem.back: the prompt says 'cutedsl', part of the name it asks for" in result.output
+    assert lint_of(tmp_path, cards=[fair]).exit_code == 0
+
+
+def test_a_code_card_and_a_basic_card_with_the_same_answer_ask_the_same_thing(tmp_path):
+    basic = card("t-basic", front={"en": "`torch.backends.kleidiai.is_available()` on an x86 build?", "zh": "返回什么？"},
+                 back={"en": "`False`, on every x86 build.", "zh": "`False`。"})
+    shown = {"id": "t-shown", "kind": "code", "front": {"en": "What does this print on an x86 CPU wheel?", "zh": "打印什么？"},
+             "code": "import torch\nprint(torch.backends.kleidiai.is_available())\n",
+             "back": {"en": "`False`: it only reports whether the build includes KleidiAI.", "zh": "`False`。"},
+             "facts": ["f"]}
+    other = card("t-other", front={"en": "Do you need to import it before `torch.backends.kleidiai.is_available()`?",
+                                   "zh": "需要吗？"}, back={"en": "No: `import torch` already imports it.", "zh": "不需要。"})
+    result = lint_of(tmp_path, cards=[basic, shown, other])
+    assert result.exit_code == 1
+    assert f"t.yaml:{line_of(tmp_path, 'id: t-shown')}: t-shown: asks what t-basic" in result.output
+    assert "t-other" not in result.output
+
+
+def test_a_prompt_that_names_nothing_it_asks_about_is_a_finding(tmp_path):
+    def mcq(card_id: str, question: str) -> dict:
+        options = [{"text": {"en": t, "zh": t}, "correct": i == 0, "why": {"en": "w", "zh": "w"}}
+                   for i, t in enumerate(["is_built() False, is_available() True", "both True", "both False"])]
+        return {"id": card_id, "kind": "mcq", "question": {"en": question, "zh": "哪种组合？"}, "options": options,
+                "facts": ["f"]}
+    vague = mcq("t-vague", "Which combination can never happen?")
+    named = mcq("t-named", "Which combination of `torch.backends.cuda.is_built()` and `torch.cuda.is_available()` "
+                           "can never happen?")
+    finds(tmp_path, vague, named, "question: names nothing it asks about")
+
+
+def test_a_stem_that_says_its_correct_option_is_a_finding(tmp_path):
+    def backend(question_id: str, stem: str, zh: str = "并行后端是什么？") -> dict:
+        options = [{"text": {"en": t, "zh": t}, "correct": i == 0, "why": {"en": "w", "zh": "w"}}
+                   for i, t in enumerate(["OpenMP", "MKL", "oneDNN"])]
+        return {"id": question_id, "kind": "single", "stem": {"en": stem, "zh": zh}, "options": options,
+                "facts": ["f"]}
+    said = backend("q-said", "On a build with OpenMP, what does `torch.__config__.parallel_info()` name as the ATen "
+                             "parallel backend?")
+    fair = backend("q-fair", "On the default Linux x86 wheel, what does `torch.__config__.parallel_info()` name as the "
+                             "ATen parallel backend?")
+    quoted = backend("q-quoted", "Which backend does the line `ATen parallel backend: OpenMP` name?")
+    result = lint_of(tmp_path, questions=[said])
+    assert result.exit_code == 1
+    assert f"t.yaml:{line_of(tmp_path, 'id: q-said')}: q-said.stem: says 'OpenMP', the correct option" in result.output
+    for good in (fair, quoted):  # one at a time: side by side they ask the same thing
+        assert lint_of(tmp_path, questions=[good]).exit_code == 0
+    said_zh = backend("q-said-zh", "On the official wheels, what does `parallel_info()` name as the backend?",
+                      zh="在带OpenMP的构建上，`parallel_info()` 给出的并行后端是什么？")
+    result = lint_of(tmp_path, questions=[said_zh])
+    assert result.exit_code == 1 and "q-said-zh.stem: says 'OpenMP', the correct option" in result.output
+
+
+def test_two_clozes_hiding_the_same_name_ask_the_same_thing(tmp_path):
+    generic = card("t-generic", "cloze", text={
+        "en": "Backend flags are {{c1::ContextProp}} descriptors: reading one calls its getter, assigning its setter.",
+        "zh": "后端开关是 {{c1::ContextProp}} 描述符。"})
+    cudnn = card("t-cudnn", "cloze", text={
+        "en": "A cudnn flag such as `enabled` is a {{c1::ContextProp}} descriptor: reading it calls a C++ getter.",
+        "zh": "像 `enabled` 这样的 cudnn 开关是 {{c1::ContextProp}} 描述符。"})
+    value = card("t-value", "cloze", text={"en": "`torch.backends.nnpack.flags()` defaults to enabled={{c1::False}}.",
+                                           "zh": "enabled 默认为 {{c1::False}}。"})
+    same_value = card("t-same-value", "cloze", text={"en": "`torch.backends.cudnn.flags()` defaults to enabled={{c1::False}}.",
+                                                     "zh": "enabled 默认为 {{c1::False}}。"})
+    result = lint_of(tmp_path, cards=[generic, cudnn, value, same_value])
+    assert result.exit_code == 1
+    assert f"t.yaml:{line_of(tmp_path, 'id: t-cudnn')}: t-cudnn: asks what t-generic" in result.output
+    assert "t-value" not in result.output and "t-same-value" not in result.output
