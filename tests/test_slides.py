@@ -864,3 +864,27 @@ def test_what_keeps_to_a_table_and_a_last_paragraph_never_go_on_alone():
             last_alone = page[0].block.paras == options.paras[-1:]
             alone += last_alone and len(before[0].block.paras) >= 2
     assert alone == 0
+
+
+def test_a_long_code_line_loses_its_comments_alignment_before_it_wraps_and_never_wraps_one_word_alone():
+    """A listing too wide at the least code size: a line whose comment fits two spaces after the code keeps it
+    there on one line (``pass  # generic TF32 for this block only``, not ``↪ only``); a line that must wrap
+    carries two words or more onto its ``↪`` line."""
+    from generator.render.slides.flow import CONTINUED_CODE, CodeBlock
+    from generator.render.slides.text import Span
+
+    flow = _flow()
+    aligned = "    pass" + " " * 60 + "# generic TF32 for this block only"
+    code = "torch.backends.cuda.matmul.fp32_precision = 'tf32'" + " " * 17 + "# ... except CUDA matmuls"
+    closer = 0
+    for width in range(420, 900, 20):
+        lines = tuple((Span(text, mono=True),) for text in (code, aligned))
+        listing = flow.code_text(CodeBlock(lines, 20.0), width)
+        texts = [p.text for p in listing.paras]
+        assert max(flow.widest_line(p) + p.margin for p in listing.paras) <= width, width
+        assert "".join(texts).split() == (code + aligned).split(), width  # nothing lost but alignment
+        closer += "    pass  # generic TF32 for this block only" in texts
+        for para in listing.paras:
+            if para.bullet == CONTINUED_CODE:
+                assert len(para.text.split()) >= 2, (width, texts)
+    assert closer >= 3
