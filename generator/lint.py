@@ -90,7 +90,10 @@ def lint(course: Course) -> list[Finding]:
                 if getattr(lesson, field) is None:
                     findings.append(Finding(where, f"{lesson.id}.{field}", "a lesson needs speaker notes and a question for the room"))
     from .code_comments import comment_findings  # they walk texts with this module's helpers
+    from .headlines import headline_findings
     from .zh_style import punctuation_findings
+
+    findings += [Finding(where, field, message) for where, field, message in headline_findings(course)]
 
     return (findings + item_findings(course) + statement_findings(course) + card_findings(course)
             + question_findings(course) + glossary_findings(course) + authoring_findings(course)

@@ -259,6 +259,7 @@ class CodeExample(ShowsCode, Strict):
 class Table(Strict):
     columns: list[LocalText] = Field(min_length=1)
     rows: list[list[LocalText]] = Field(min_length=1)
+    headline: Optional[LocalText] = None  # its slide's own headline (``generator.headlines``)
 
     @model_validator(mode="after")
     def _rectangular(self):

@@ -455,3 +455,27 @@ def test_two_clozes_hiding_the_same_name_ask_the_same_thing(tmp_path):
     assert result.exit_code == 1
     assert f"t.yaml:{line_of(tmp_path, 'id: t-cudnn')}: t-cudnn: asks what t-generic" in result.output
     assert "t-value" not in result.output and "t-same-value" not in result.output
+
+
+def test_a_workshop_table_or_listing_without_a_headline_of_its_own_is_a_finding(tmp_path):
+    """In a workshop a table slide is headed by the table's headline or a takeaway short enough for a title,
+    a code slide by its caption: where there is neither, the slide would repeat its lesson's title."""
+    table = {"columns": [{"en": "Flag", "zh": "开关"}], "rows": [[{"en": "enabled", "zh": "enabled"}]]}
+    long_takeaway = {"en": "A takeaway far too long to head a slide, " * 4, "zh": "一句长得没法当标题的要点，" * 6}
+
+    def lesson(lesson_id: str, **fields) -> dict:
+        return {"id": lesson_id, "title": {"en": f"Lesson {lesson_id}", "zh": f"课 {lesson_id}"},
+                "points": [{"en": "A point.", "zh": "一个要点。"}], "notes": {"en": "n", "zh": "讲"},
+                "ask": {"en": "a?", "zh": "问？"}, "facts": ["f"], **fields}
+
+    lessons = [lesson("bare", table=table, takeaway=long_takeaway, code=[{"code": "import torch\n"}]),
+               lesson("headed", table={**table, "headline": {"en": "What each flag does", "zh": "各开关的作用"}},
+                      takeaway=long_takeaway, code=[{"code": "import torch\n", "caption": {"en": "Import", "zh": "导入"}}]),
+               lesson("short", table=table, takeaway={"en": "enabled is on.", "zh": "enabled 默认开启。"})]
+    workshop = {"workshops": [{"id": "w", "title": {"en": "W", "zh": "W"},
+                               "agenda": [{"lesson": name} for name in ("bare", "headed", "short")]}]}
+    (tmp_path / "workshops.yaml").write_text(yaml.safe_dump(workshop, allow_unicode=True), encoding="utf-8")
+    result = lint_of(tmp_path, lessons=lessons)
+    assert "bare.table.headline" in result.output and "bare.code[0].caption" in result.output, result.output
+    assert "headed." not in result.output and "short." not in result.output, result.output
+    assert result.exit_code == 1

@@ -221,12 +221,12 @@ def test_slide_sequence_matches_lessons_questions_and_reviews(built, key):
     names = [slide_name(s) for s in prs.slides]
     firsts = [n for n in names if ":cont" not in n]
     assert firsts == _expected_names(job.course)
-    cont = WORDS[job.lang]["slides"]["cont"]
-    for index, slide in enumerate(prs.slides):
-        if ":cont" in slide_name(slide):  # continuation slides follow their first slide and say so
+    slides_ = list(prs.slides)
+    for index, slide in enumerate(slides_):
+        if ":cont" in slide_name(slide):  # continuation slides follow their first slide, under a headline of their own
             first = slide_name(slide).split(":cont")[0]
             assert names[index - 1] == first or names[index - 1].startswith(first + ":cont")
-            assert slide.shapes.title.text_frame.text.endswith(cont.strip())
+            assert slide.shapes.title.text_frame.text != slides_[index - 1].shapes.title.text_frame.text, names[index]
 
 
 @pytest.mark.parametrize("key", ["real-en", "stress-en"])
@@ -492,19 +492,20 @@ def test_every_answer_slide_gives_each_options_reason_under_it(built, key):
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_each_reason_is_drawn_on_one_line(drawn, lang):
-    """As LibreOffice draws the whole course: each reason whole on one line of its page."""
+def test_each_reason_is_drawn_as_the_slide_says_it(drawn, lang):
+    """As LibreOffice draws the whole course: each reason on its page as the slide says it, over the lines it
+    needs, nothing of it lost or overlaid."""
     prs, pdf = drawn[f"real-{lang}"]
     pages = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True,
                            check=True).stdout.split("\f")
-    squeeze = lambda text: re.sub(r"[\s`]+", "", text)  # noqa: E731
+    squeeze = lambda text: re.sub(r"[\s`\u200b]+", "", text)  # noqa: E731
     checked = 0
     for number, slide in enumerate(prs.slides):
         if slide_kind(slide) == "answer":
             box = next(s for s in slide.shapes if s.has_text_frame and s.text_frame.text[:1] in "✔✘")
-            lines = [squeeze(line) for line in pages[number].split("\n")]
+            page = squeeze(pages[number])
             for reason in [p.text for p in box.text_frame.paragraphs][1::2]:
-                assert any(squeeze(reason) in line for line in lines), (number + 1, reason)
+                assert squeeze(reason) in page, (number + 1, reason)
                 checked += 1
     assert checked > 400
 
@@ -785,6 +786,41 @@ def test_a_clipped_paragraph_is_one_line_cut_between_words(words_, width):
     assert not after or after[0] in " ,;:，；" or fit.is_east_asian(after[0])  # never inside a word
 
 
+def test_reasons_are_whole_where_the_slide_has_room_and_lose_a_line_at_a_time_where_not():
+    """An answer's reasons (``clip``): whole where the block fits the room left; where it does not, the longest
+    loses a line at a time (cut between words) until the block fits, and a short reason stays whole."""
+    from generator.render.slides.flow import Area, TextBlock
+    from generator.render.slides.text import Para, Span
+
+    flow = _flow()
+    long_why = "The flag defaults to False without the override variable at start, so TF32 matmuls are opt-in. " * 2
+    short_why = "The default is False."
+    paras = (Para((Span("A.  False"),), 20), Para((Span(long_why.strip()),), 20, margin=36, keep=True, clip=True),
+             Para((Span("B.  True"),), 20), Para((Span(short_why),), 20, margin=36, keep=True, clip=True))
+    block = TextBlock(paras)
+    width = 700
+    whole_lines = len(flow.lines(paras[1], width - 4))
+    assert whole_lines >= 3
+    pages = flow.paginate([block], Area(0, 0, width, 400))
+    assert len(pages) == 1 and [p.text for p in pages[0][0].block.paras] == [p.text for p in paras]
+    for height in range(60, 400, 9):
+        room = Area(0, 0, width, height)
+        first = flow.paginate([block], room)[0][0]
+        shown = first.block.paras
+        if len(shown) < 4:  # not even one line each fitted: the block went on over slides
+            continue
+        long_shown, short_shown = shown[1].text, shown[3].text
+        assert short_shown == short_why, height
+        lines = len(flow.lines(shown[1], width - 4))
+        if long_shown != paras[1].text:
+            assert long_shown.endswith(("…", ".")) and paras[1].text.startswith(long_shown.rstrip("…").rstrip())
+            taller = flow.clip(paras[1], width - 4, lines + 1)
+            more = (shown[0], taller, shown[2], shown[3])
+            assert lines == 1 or taller.text == long_shown or flow.text_height(more, width, block.style) > height, \
+                height  # one more line of it would not fit
+        assert first.area.h <= height or lines == 1
+
+
 def test_a_kept_paragraph_goes_with_the_one_before_and_no_lone_last_line_goes_on():
     from generator.render.slides.flow import Area, TextBlock
     from generator.render.slides.text import Para, Span
@@ -828,3 +864,27 @@ def test_what_keeps_to_a_table_and_a_last_paragraph_never_go_on_alone():
             last_alone = page[0].block.paras == options.paras[-1:]
             alone += last_alone and len(before[0].block.paras) >= 2
     assert alone == 0
+
+
+def test_a_long_code_line_loses_its_comments_alignment_before_it_wraps_and_never_wraps_one_word_alone():
+    """A listing too wide at the least code size: a line whose comment fits two spaces after the code keeps it
+    there on one line (``pass  # generic TF32 for this block only``, not ``↪ only``); a line that must wrap
+    carries two words or more onto its ``↪`` line."""
+    from generator.render.slides.flow import CONTINUED_CODE, CodeBlock
+    from generator.render.slides.text import Span
+
+    flow = _flow()
+    aligned = "    pass" + " " * 60 + "# generic TF32 for this block only"
+    code = "torch.backends.cuda.matmul.fp32_precision = 'tf32'" + " " * 17 + "# ... except CUDA matmuls"
+    closer = 0
+    for width in range(420, 900, 20):
+        lines = tuple((Span(text, mono=True),) for text in (code, aligned))
+        listing = flow.code_text(CodeBlock(lines, 20.0), width)
+        texts = [p.text for p in listing.paras]
+        assert max(flow.widest_line(p) + p.margin for p in listing.paras) <= width, width
+        assert "".join(texts).split() == (code + aligned).split(), width  # nothing lost but alignment
+        closer += "    pass  # generic TF32 for this block only" in texts
+        for para in listing.paras:
+            if para.bullet == CONTINUED_CODE:
+                assert len(para.text.split()) >= 2, (width, texts)
+    assert closer >= 3

@@ -23,7 +23,7 @@ from .pdf import write_pdf
 from .plan import SlidePlan, SlideSpec, title_text
 from .words import words
 from .workshop import WorkshopPlan
-from .writer import PresentationWriter
+from .writer import PartWords, PresentationWriter
 
 TEMPLATE = resources.templates() / "slides.pptx"
 STEM = "torch-backends"
@@ -88,12 +88,18 @@ def build_presentation(job: RenderJob, *, whole_course: bool = True, template: P
     else:
         specs = SlidePlan(job, whole_course=whole_course).slides()
         footer = job.verified_on()  # the torch it was verified against; the counts are the author's
-    writer = PresentationWriter(template, job.lang, footer, wording["cont"],
+    writer = PresentationWriter(template, job.lang, footer, part_words(job.lang),
                                 lambda spec, page, pages: notes_lines(wording, spec, page, pages, job.lang),
                                 presenting=workshop is not None)
     for spec in specs:
         writer.add(spec)
     return writer.finish(specs[0].title, document_date(job.verification.date))
+
+
+def part_words(lang: str) -> PartWords:
+    """How ``lang`` heads the slides of what goes on over several."""
+    everything = all_words(lang)
+    return PartWords(everything["slides"]["part"], everything["label"], everything["separators"][0])
 
 
 def title_problems(course, lang: str, workshop: Optional[Workshop] = None, workshops_file=None,
@@ -103,8 +109,7 @@ def title_problems(course, lang: str, workshop: Optional[Workshop] = None, works
     is built, where the writer would fail half-way."""
     from ...errors import Problem
 
-    wording = words(lang)
-    writer = PresentationWriter(template, lang, "", wording["cont"], lambda *_: [], presenting=workshop is not None)
+    writer = PresentationWriter(template, lang, "", part_words(lang), lambda *_: [], presenting=workshop is not None)
 
     def t(text):
         return text.get(lang) if text is not None else ""

@@ -23,6 +23,7 @@ GAP = 10.0  # pt between blocks
 MIN_SPLIT = 0.25  # split a block onto the rest of a slide only where at least this share of the body is left
 SENTENCE_ENDS = set(".!?。！？")
 CLAUSE_ENDS = SENTENCE_ENDS | set(",;:，；：、")
+OPENERS = set("(（")  # an aside starts: a reason cut short is better cut before it than inside it
 ELLIPSIS = "…"
 # what a line does not break inside: a word, or one East Asian character (a line may break between two)
 UNBREAKABLE = re.compile(f"[^\\s{fit.EAST_ASIAN_RANGE}]+|[{fit.EAST_ASIAN_RANGE}]")
@@ -152,26 +153,27 @@ class Flow:
         left, top, right, bottom = style.insets
         return top + bottom + sum(h for *_, h in self.units(paras, width - left - right, style.wrap))
 
-    def clip(self, para: Para, width: float) -> Para:
-        """``para`` on one line of a box whose inner width is ``width``: whole where it fits, else cut after
-        its last sentence that fits, or its last clause (an ellipsis marks the cut), or where no clause
-        fills half the line, its last whole word and an ellipsis. Never inside a word."""
-        if len(self.lines(para, width)) == 1:
+    def clip(self, para: Para, width: float, lines: int = 1) -> Para:
+        """``para`` on at most ``lines`` lines of a box whose inner width is ``width``: whole where it fits,
+        else cut after its last sentence that fits, or its last clause or before its last aside in parentheses
+        (an ellipsis marks the cut), or where no clause reaches half as far, its last whole word and an ellipsis. Never inside a word."""
+        if len(self.lines(para, width)) <= lines:
             return para
         text = para.text
         clauses: list[int] = []
         words_: list[int] = []
         for end in range(1, len(text)):
             before, after = text[end - 1], text[end]
-            boundary = after == " " or (fit.is_east_asian(before) and fit.is_east_asian(after))
+            boundary = after == " " or (fit.is_east_asian(before) and fit.is_east_asian(after)) or after in OPENERS
             if not boundary or before == " ":
                 continue
-            (clauses if before in CLAUSE_ENDS else words_).append(end)
+            aside = text[end:].lstrip(" ")[:1] in OPENERS  # a parenthesis goes whole: cut before it
+            (clauses if before in CLAUSE_ENDS or aside else words_).append(end)
         best = {}
         for kind, ends in (("clause", clauses), ("word", words_)):
             for end in reversed(ends):
                 head = self._clipped(para, end)
-                if len(self.lines(head, width)) == 1:
+                if len(self.lines(head, width)) <= lines:
                     best[kind] = (end, head)
                     break
         if "clause" in best and best["clause"][0] >= 0.5 * best.get("word", (0,))[0]:
@@ -262,17 +264,34 @@ class Flow:
         paras: list[Para] = []
         for line in code.lines:
             para = Para(line, size)
+            if self.widest_line(para) > inner:
+                para = _closer_comment(para)  # its comment's alignment gives way before the line wraps
             if self.widest_line(para) <= inner:
                 paras.append(para)
                 continue
             hang = fit.text_width(CONTINUED_CODE + " ", fit.FontSet(self.faces.mono, self.faces.mono_ea), size)
-            starts = fit.wrap(pieces(para, self.faces), size, inner - hang)
+            starts = self._no_lone_word(para, fit.wrap(pieces(para, self.faces), size, inner - hang), inner - hang)
             chunks: list[Para] = []
             for start in reversed(starts[1:]):
                 para, rest = para.cut(start)
                 chunks.insert(0, replace(rest, bullet=CONTINUED_CODE, margin=hang))
             paras += [para, *chunks]
         return TextBlock(tuple(paras), "code")
+
+    def _no_lone_word(self, para: Para, starts: list[int], width: float) -> list[int]:
+        """Line starts of a code line wrapped at ``width`` where its last line is not one word alone
+        (``↪ only``): that line starts a word earlier where it still fits and the line before keeps a word."""
+        text = para.text
+        if len(starts) < 2 or " " in text[starts[-1]:].strip():
+            return starts
+        before = text[starts[-2]:starts[-1]].rstrip()
+        space = before.rfind(" ")
+        if space <= 0 or not before[:space].strip():
+            return starts
+        start = starts[-2] + space + 1
+        if self.widest_line(para.cut(start)[1]) > width:
+            return starts
+        return [*starts[:-1], start]
 
     # ---------------------------------------------------------- tables
     def columns(self, table: TableBlock, width: float) -> tuple[float, ...]:
@@ -326,27 +345,37 @@ class Flow:
     def paginate(self, blocks: Sequence[Block], body: Area) -> list[list[Placed]]:
         """The blocks placed on one or more slides (the first is this slide, the rest '(cont.)')."""
         pages: list[list[Placed]] = [[]]
-        queue = [self.code_text(b, body.w) if isinstance(b, CodeBlock) else self._clip_block(b, body.w) for b in blocks]
+        queue = [self.code_text(b, body.w) if isinstance(b, CodeBlock) else b for b in blocks]
         y = body.y
         while queue:
-            block = queue.pop(0)
+            written = queue.pop(0)
             room = body.bottom - y
+            block = self._clip_block(written, body.w, room)  # its reasons as whole as this room allows
             placed, rest = self._place(block, body, y, room, queue[0] if queue else None, bool(pages[-1]))
             if placed:
                 pages[-1].append(placed)
                 y = placed.area.bottom + GAP
             if rest is not None:
-                queue.insert(0, rest)
+                queue.insert(0, written if rest is block else rest)  # moved on whole: measured afresh there
                 pages.append([])
                 y = body.y
         return [page for page in pages if page] or [[]]
 
-    def _clip_block(self, block, width: float):
-        """A text block with its ``clip`` paragraphs shortened to one line of its box."""
+    def _clip_block(self, block, width: float, room: float):
+        """A text block whose ``clip`` paragraphs (an answer's reasons) are whole where the block then fits in
+        ``room`` pt; else the longest of them loses a line at a time (cut at a sentence, a clause or a word,
+        ``clip``) until it fits or each is down to one line. What fits is never cut."""
         if not isinstance(block, TextBlock) or not any(para.clip for para in block.paras):
             return block
         inner = width - block.style.insets[0] - block.style.insets[2]
-        return replace(block, paras=tuple(self.clip(para, inner) if para.clip else para for para in block.paras))
+        limits = {n: len(self.lines(para, inner)) for n, para in enumerate(block.paras) if para.clip}
+        while True:
+            paras = tuple(self.clip(para, inner, limits[n]) if n in limits else para
+                          for n, para in enumerate(block.paras))
+            longest = max(limits, key=lambda n: (limits[n], -n))
+            if self.text_height(paras, width, block.style) <= room or limits[longest] == 1:
+                return replace(block, paras=tuple(replace(para, clip=False) for para in paras))
+            limits[longest] -= 1
 
     def _place(self, block, body: Area, y: float, room: float, following, page_used: bool):
         """(placed, rest): what goes here, and what continues on the next slide (None when done)."""
@@ -460,6 +489,20 @@ class Flow:
         scale = min(body.w / pixel_w, room / pixel_h)
         w, h = pixel_w * scale, pixel_h * scale
         return Placed(picture, Area(body.x + (body.w - w) / 2, y, w, h)), None
+
+
+COMMENT_GAP = re.compile(r"(?<=\S)( {3,})(?=# )")  # the spaces that align a line's comment with its neighbours'
+
+
+def _closer_comment(para: Para) -> Para:
+    """A code line with its comment two spaces after the code instead of aligned with its neighbours': a line
+    that would wrap keeps it whole where that is enough."""
+    found = COMMENT_GAP.search(para.text)
+    if found is None:
+        return para
+    head, _ = para.cut(found.start() + 2)
+    _, tail = para.cut(found.end())
+    return replace(para, spans=(*head.spans, *tail.spans))
 
 
 def _capped(least: list[float], width: float) -> list[float]:

@@ -4,7 +4,7 @@ The teaching sequence: title; learning outline; the map of torch.backends (unles
 the first module shows it anyway); then per module a section slide listing its
 lessons and, per lesson, its slides (points, code, table, quote, analogy), its
 diagrams and the quiz questions that test what it taught (each followed by its
-answer, a one-line reason under every option); a "review so far" every ``REVIEW_EVERY``
+answer, the reason under every option); a "review so far" every ``REVIEW_EVERY``
 lessons, from their takeaways; at the end a flashcard recap (the first
 ``FLASHCARDS_PER_MODULE`` cards of each module) and, closing the deck, the take-aways:
 the cheat sheet (a line per lesson) and the reference. A question goes after the last
@@ -137,7 +137,7 @@ class SlidePlan:
 
     ANSWER_STEM_PT = 18.0  # an answer slide's question
     OPTION_PT = 20.0  # its options
-    REASON_PT = 16.0  # the one-line reason under each
+    REASON_PT = 16.0  # the reason under each
     TAKEAWAY_PT = 20.0  # a review's lines
 
     def __init__(self, job: RenderJob, *, whole_course: bool = True):
@@ -302,8 +302,9 @@ class SlidePlan:
                          self.job.item_mark(question.facts))
 
     def answer(self, question: Question) -> SlideSpec:
-        """The right letters, then every option with a one-line reason under it (its why, shortened by the
-        flow at a sentence, clause or word where it would not fit); the whole why of each is in the notes."""
+        """The right letters, then every option with its reason under it: whole where the slide has room, else
+        shortened by the flow a line at a time, at a sentence, clause or word; the whole why of each is in
+        the notes."""
         options = shown(question, self.job.course)
         letters = self.comma.join(letter(i) for i, o in enumerate(options) if o.correct)
         phrases = all_words(self.job.lang)["workshop"]

@@ -45,7 +45,8 @@ class Para:
     before: float = 0.0
     align: str = "l"
     keep: bool = False  # stays on the slide of the paragraph before it (a reason with its option, a source line)
-    clip: bool = False  # set on one line: shortened at its last clause or word that fits (``Flow.clip``)
+    clip: bool = False  # whole where its slide has room, else shortened a line at a time (``Flow._clip_block``)
+    topic: str = ""  # what it is about, in a word or two (a take-away's module): names the slide it falls on
 
     @property
     def text(self) -> str:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
-import unicodedata
 
-from ...diagrams import diagram_headline
+from ...diagrams import diagram_alt, diagram_headline
+from ...headlines import display_width, table_headline
 from ...markup import split_explanation
 from ...model import Lesson, Question, Workshop
 from ...wording import words as all_words
@@ -39,13 +39,6 @@ BODY_PT = 20.0
 POINT_PT = 20.0
 QUOTE_PT = 26.0
 HIDDEN = "?"
-HEADLINE_COLUMNS = 90  # a takeaway longer than this (CJK characters count twice) is no headline
-
-
-def display_width(text: str) -> int:
-    """Columns ``text`` takes: a CJK or full-width character counts as two."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-
 
 def quote_opening(text: str, columns: int = 40) -> str:
     """The start of ``text`` in at most ``columns`` display columns, cut after a whole word (or, in
@@ -305,17 +298,16 @@ class WorkshopPlan(SlidePlan):
                          self.job.item_mark(lesson.facts))
 
     def table_headline(self, lesson: Lesson, hidden: bool) -> str:
-        """A table slide's own headline, not its lesson's title again: the takeaway's fact where it is short
-        enough for a title; a game's answers say so."""
+        """A table slide's own headline, not its lesson's title again (``headlines.table_headline``; the title
+        only where the content gives none, which ``lint`` reports); a game's answers say so."""
         title = self.t(lesson.title)
         if lesson.game:
             return title if hidden else self.ww["answers_title"].format(title=title)
-        fact = split_explanation(self.t(lesson.takeaway))[0].strip() if lesson.takeaway else ""
-        return fact if fact and display_width(fact) <= HEADLINE_COLUMNS else title
+        return table_headline(lesson, self.job.lang) or title
 
     def diagram(self, name: str, lesson: Lesson) -> SlideSpec:
         headline, ask = diagram_headline(name, self.job.lang)
-        notes = self._wnotes("diagram", takeaway=self.t(lesson.takeaway) or self.t(lesson.title))
+        notes = self._wnotes("diagram", shows=diagram_alt(name, self.job.course, self.job.lang))  # what it shows
         return SlideSpec("Diagram", f"diagram:{name}", headline, (self._picture(name),),
                          Notes(notes.say, ask, 0), self.job.item_mark(lesson.facts))
 
@@ -361,8 +353,9 @@ class WorkshopPlan(SlidePlan):
         reference; the handout and the script are named in the notes, for the speaker to point to."""
         name = file_stem(self.workshop)
         lessons = lessons_of(self.workshop, self.job.course)
-        paras = [Para(inline(self.take_away(lesson)), BODY_PT, bullet="✔", margin=24, before=8)
-                 for lesson in lessons]
+        module_of = {lesson.id: module.name for module in self.job.course.modules for lesson in module.lessons}
+        paras = [Para(inline(self.take_away(lesson)), BODY_PT, bullet="✔", margin=24, before=8,
+                      topic=module_of[lesson.id]) for lesson in lessons]  # a slide of them is headed by its modules
         paras.append(Para((Span(self.ww["docs"], colour="accent2", link=REFERENCE),), BODY_PT, before=14, keep=True))
         notes = self._wnotes("closing")
         files = (self.ww["handout_line"].format(name=f"{name}.{self.job.lang}.handout.pdf"),

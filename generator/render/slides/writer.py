@@ -46,6 +46,16 @@ LANG_TAGS = {"en": "en-US", "zh": "zh-CN"}
 
 
 @dataclass(frozen=True)
+class PartWords:
+    """How a deck's language heads the slides of what goes on over several: ``part`` (`` ({k}/{n})``), the
+    ``label`` between a title and the topics a slide holds, the ``sep`` between two topics."""
+
+    part: str
+    label: str
+    sep: str
+
+
+@dataclass(frozen=True)
 class LayoutBoxes:
     """Where a layout puts things, in points."""
 
@@ -69,17 +79,18 @@ def xfrm(area: Area, tag: str = "a:xfrm") -> str:
 class PresentationWriter:
     """A presentation opened from the template; ``add`` draws one planned slide (and its continuations)."""
 
-    def __init__(self, template: Path, lang: str, footer: str, continued: str,
+    def __init__(self, template: Path, lang: str, footer: str, parts: "PartWords",
                  notes_for: Callable[[SlideSpec, int, int], list[str]], presenting: bool = False):
         """``presenting``: a deck made to be shown to a room (a workshop's): no text under
-        ``PRESENTED_PT`` but code (``Flow``'s own floor) and the footer line, listings and tables kept whole."""
+        ``PRESENTED_PT`` but code (``Flow``'s own floor) and the footer line, listings and tables kept whole.
+        ``parts``: how the slides of what goes on over several are told apart (``page_title``)."""
         try:
             self.prs = Presentation(str(template))
         except Exception as err:  # a missing or broken template is a build failure, not a crash
             raise BuildError(f"cannot open the slide template {template}: {err}") from None
         self.lang = LANG_TAGS.get(lang, "en-US")
         self.footer = footer
-        self.continued = continued
+        self.parts = parts
         self.notes_for = notes_for
         self.text_faces, self.title_faces = theme_typefaces(self.prs, east_asian=lang == "zh")
         self.presenting = presenting
@@ -118,13 +129,25 @@ class PresentationWriter:
         boxes = self.boxes(spec.layout)
         pages = self.flow.paginate(spec.blocks, boxes.body)  # no banner: where facts were verified is in the notes
         for number, page in enumerate(pages):
-            title = spec.title
-            if number and self.title_fits(spec.title + self.continued, spec.layout):
-                title = spec.title + self.continued  # else the title alone: it fits, the notes say "continued"
+            title = self.page_title(spec, page, number, len(pages))
             name = spec.name if number == 0 else f"{spec.name}:cont{number}"
             notes = self.notes_for(spec, number, len(pages)) if spec.notes else None
             self._slide(spec.layout, boxes, name, title, page, notes)
         return len(pages)
+
+    def page_title(self, spec: SlideSpec, page: list[Placed], number: int, pages: int) -> str:
+        """The headline of slide ``number`` of the ``pages`` that ``spec`` goes on over: its title alone where it
+        needs one slide; else its title and the topics of the paragraphs on this slide (the take-aways of
+        cudnn and cuda) where they are named, listed or as a range, else its part (2/3): never one headline
+        twice in a row. The first that fits the title box is taken."""
+        if pages == 1:
+            return spec.title
+        topics = list(dict.fromkeys(para.topic for placed in page if isinstance(placed.block, TextBlock)
+                                    for para in placed.block.paras if para.topic))
+        named = [self.parts.sep.join(topics), f"{topics[0]} – {topics[-1]}"] if topics else []
+        tried = [f"{spec.title}{self.parts.label}{what}" for what in named]
+        tried.append(spec.title + self.parts.part.format(k=number + 1, n=pages))
+        return next((title for title in tried if self.title_fits(title, spec.layout)), spec.title)
 
     def _slide(self, layout_name: str, boxes: LayoutBoxes, name: str, title: str, page: list[Placed],
                notes: Optional[Sequence[str]]) -> None:
