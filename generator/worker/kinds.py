@@ -244,14 +244,24 @@ def wrappers_around(fn):
     (``functools.wraps`` sets ``__wrapped__``, and ``inspect.signature`` follows it), each as
     ``name(its own parameters)``. Pass-throughs that cannot change a call are left out:
     ``contextlib.contextmanager``'s, ``functools.lru_cache``'s and ``deprecated``'s. A wrapper that takes ``*args, **kwargs``
-    may still drop or change an argument, so it is listed. Checks read it (``wrappers_around``) to judge
+    may still drop or change an argument, so it is listed, and so is a function whose ``__signature__``
+    replaces what its code takes. Checks read it (``wrappers_around``) to judge
     the function a user calls, not only the signature it reports."""
-    found, layer = [], fn.__init__ if isinstance(fn, type) else fn  # a class: the __init__ a call runs
+    found = [_described(fn)] if _signature_set(fn) else []
+    layer = fn.__init__ if isinstance(fn, type) else fn  # a class: the __init__ a call runs
     while getattr(layer, "__wrapped__", None) is not None and not _same_signature(layer):
         if not _passes_everything_on(layer):
             found.append(_described(layer))
         layer = layer.__wrapped__
+    if layer is not fn and _signature_set(layer):
+        found.append(_described(layer))
     return found
+
+
+def _signature_set(obj):
+    """Whether ``obj`` carries a ``__signature__`` of its own: what ``inspect.signature`` reports then is
+    not read from its code (a function that takes more can say it takes less)."""
+    return "__signature__" in getattr(obj, "__dict__", {})
 
 
 def _same_signature(layer):
@@ -308,6 +318,9 @@ def _pass_through_code():
 
 def _described(layer):
     name = getattr(layer, "__qualname__", None) or type(layer).__name__
+    code = getattr(layer, "__code__", None)
+    if _signature_set(layer) and code is not None:  # its own parameters, from its code
+        return "%s(%s) behind __signature__" % (name, ", ".join(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]))
     try:
         return "%s%s" % (name, inspect.signature(layer, follow_wrapped=False))
     except (TypeError, ValueError):
