@@ -23,7 +23,7 @@ MODULE = textwrap.dedent("""\
         check: {expr: "isinstance(torch.backends.cudnn.version(), int)"}
         requires: [cudnn]
     cards:
-      - {id: t-card, kind: basic, front: {en: Default?, zh: 默认值？}, back: {en: "False", zh: "False"}, facts: [t-benchmark]}
+      - {id: t-card, kind: basic, front: {en: "Default of `torch.backends.cudnn.benchmark`?", zh: "`torch.backends.cudnn.benchmark` 的默认值？"}, back: {en: "False", zh: "False"}, facts: [t-benchmark]}
     lessons:
       - id: t-lesson
         title: {en: Flags, zh: 开关}

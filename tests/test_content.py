@@ -28,11 +28,15 @@ def test_skipped_facts_cite_a_source_or_passed_in_a_recorded_run(course, live_ve
 
 def test_the_ledger_holds_every_release_the_course_names(course):
     """Every fact passes or skips (with its reason) on each recorded release, and 2.13, 2.14 and 2.15
-    are recorded with no stale entry: a check edited since needs `make matrix` again."""
+    are recorded with no stale entry: a check edited since needs `make matrix` again. Another run (an
+    earlier release, a GPU machine) keeps what it verified; an entry whose check was edited since is
+    stale, and ``ledger.load`` drops it, so no output counts it."""
     runs = {run.torch.split("+")[0].rsplit(".", 1)[0]: run for run in ledger.load(CONTENT, course)}
     assert {"2.13", "2.14", "2.15"} <= set(runs)
     for release, run in runs.items():
-        assert set(run.facts) == {f.id for f in course.facts}, f"{release}: stale or missing entries"
+        if release in ("2.13", "2.14", "2.15"):
+            assert set(run.facts) == {f.id for f in course.facts}, f"{release}: stale or missing entries"
+        assert set(run.facts) <= {f.id for f in course.facts}, f"{release}: entries of facts the course lacks"
         assert set(run.counts()) <= {"pass", "skip"}, f"{release}: {run.counts()}"
 
 

@@ -24,9 +24,9 @@ def module(**extra):
             "facts": FACTS, **extra}
 
 
-CARDS = [{"id": "bench-card", "kind": "basic", "front": {"en": "Default of benchmark?", "zh": "benchmark 默认值？"},
+CARDS = [{"id": "bench-card", "kind": "basic", "front": {"en": "Default of `cudnn.benchmark`?", "zh": "`cudnn.benchmark` 的默认值？"},
           "back": ADVICE, "facts": ["bench-default"]}]
-QUESTIONS = [{"id": "bench-q", "kind": "single", "stem": {"en": "Default of benchmark?", "zh": "默认值？"},
+QUESTIONS = [{"id": "bench-q", "kind": "single", "stem": {"en": "Default of `cudnn.benchmark`?", "zh": "`cudnn.benchmark` 的默认值？"},
               "facts": ["bench-default"],
               "options": [{"text": "False", "correct": True, "why": ADVICE},
                           {"text": "True", "why": {"en": "It is off by default.", "zh": "默认关闭。"}}]}]
