@@ -276,11 +276,13 @@ def problems(card: Any) -> list[tuple[str, str]]:
         if count > MAX_STATEMENTS:
             found.append((field, f"the answer states {count} things (at most {MAX_STATEMENTS} before ℹ): split "
                                  "the card, or move what explains after ℹ"))
-    if card.kind in ("mcq", "basic") and names_no_subject(_prompts(card)[0][1].en):
-        found.append((_prompts(card)[0][0], "names nothing it asks about: say whose setting, call or library"))
-    if card.kind == "mcq" and stem_give_away(card.question, card.options):
-        found.append(("question", f"says '{stem_give_away(card.question, card.options)}', the correct "
-                                  "option: ask without it"))
+    if card.kind in ("mcq", "basic"):
+        field, prompt = _prompts(card)[0]
+        if names_no_subject(prompt.en):
+            found.append((field, "names nothing it asks about: say whose setting, call or library"))
+    said = stem_give_away(card.question, card.options) if card.kind == "mcq" else ""
+    if said:
+        found.append(("question", f"says '{said}', the correct option: ask without it"))
     if card.kind == "mcq" and select_all_too_wide(card):
         found.append(("options", f"a select-all over {len(card.options)} options (at most "
                                  f"{MAX_SELECT_ALL_OPTIONS}): drop options, or split the card"))
@@ -290,12 +292,13 @@ def problems(card: Any) -> list[tuple[str, str]]:
                 found.append(("text", f"the {lang} cloze gives away '{answer}': the rest of its text shows or "
                                       "computes it"))
     if card.kind == "reverse":
+        named = {}
         for field, prompt, answer in (("back", card.back, card.front), ("front", card.front, card.back)):
-            word = reverse_give_away(prompt.en, answer.en)
+            named[field] = word = reverse_give_away(prompt.en, answer.en)
             if word:
                 found.append((field, f"the prompt says '{word}', part of the name it asks for: ask without it"))
         shared = reverse_shared_word(card.back.en, card.front.en)
-        if shared and not reverse_give_away(card.back.en, card.front.en):
+        if shared and not named["back"]:
             found.append(("back", f"the reversed card's question says '{shared}', a word of its answer: ask "
                                   "without it, or make the card basic"))
     return found

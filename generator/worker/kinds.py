@@ -194,8 +194,6 @@ def _run_absent(target, check):
 def _defined_without_running(owner, name):
     """What ``owner`` or its class defines as ``name``, found without running it (None if nothing): a
     property that raises AttributeError on this build (a hook only another build has) still exists."""
-    import inspect
-
     try:
         return inspect.getattr_static(owner, name)
     except AttributeError:
