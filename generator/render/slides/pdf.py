@@ -4,7 +4,7 @@ show where no presentation program is.
 LibreOffice runs with a private profile in a temporary folder (a user's running LibreOffice, or another
 conversion at the same time, never gets in the way) and a time limit; a failed conversion is raised with
 what LibreOffice said. The profile's locale is Japanese (``private_profile``): that alone switches off
-LibreOffice's spacing between Asian and Latin text, which would put a quarter em on each side of a
+LibreOffice's spacing between Asian and Latin text, which would put a fifth of an em on each side of a
 full-width mark between Latin words (``B、C`` drawn as ``B 、 C``) and double every space the Chinese text
 already has around a Latin word. Impress sets that paragraph switch (``ParaIsCharacterDistance``) on by
 default unless its locale is Japanese or Korean, and no DrawingML attribute reaches it; PowerPoint adds no
