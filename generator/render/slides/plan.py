@@ -118,21 +118,17 @@ def _shown_texts(spec: "SlideSpec") -> list[str]:
 
 
 def with_legend(specs: list["SlideSpec"], legend: str, size: float) -> list["SlideSpec"]:
-    """The deck with what ℹ means (``legend``) said where its reader first meets the mark: a line on the title
-    slide where a slide shows one (the room reads the slides), else in the title slide's notes where only the
-    notes hold one (the speaker reads those); nowhere in a deck without it."""
+    """The deck with what ℹ means (``legend``) as the title slide's last line, where a slide or its notes show
+    one (a table's advice, a review's game, an option's why): the room and the speaker read it before they
+    meet the mark. A deck without ℹ says nothing of it."""
     first, rest = specs[0], specs[1:]
-    shown = any(EXPLAIN in text for spec in rest for text in _shown_texts(spec))
-    noted = any(EXPLAIN in text for spec in specs if spec.notes
-                for text in (spec.notes.say, spec.notes.ask, *spec.notes.more))
-    if shown or (noted and first.notes is None):
-        line = Para((Span(legend, italic=True),), size, before=12)
-        text, *others = first.blocks or (TextBlock(()),)  # the title slide's text, in its placeholder's colours
-        assert isinstance(text, TextBlock), first.name
-        first = dataclasses.replace(first, blocks=(dataclasses.replace(text, paras=(*text.paras, line)), *others))
-    elif noted and first.notes:
-        first = dataclasses.replace(first, notes=dataclasses.replace(first.notes, more=(*first.notes.more, legend)))
-    return [first, *rest]
+    if not any(EXPLAIN in text for spec in specs for text in (
+            *_shown_texts(spec), *((spec.notes.say, spec.notes.ask, *spec.notes.more) if spec.notes else ()))):
+        return specs
+    line = Para((Span(legend, italic=True),), size, before=12)
+    text, *others = first.blocks or (TextBlock(()),)  # the title slide's text, in its placeholder's colours
+    assert isinstance(text, TextBlock), first.name
+    return [dataclasses.replace(first, blocks=(dataclasses.replace(text, paras=(*text.paras, line)), *others)), *rest]
 
 
 @dataclass(frozen=True)
