@@ -316,6 +316,8 @@ _COMMON = {
         "other_needs": {"torch-range": "another torch version", "rocm": "ROCm"},
         # the one phrasing for "several options are correct", added by every output (content never writes it)
         "multi_hint": "(select all that apply)",
+        # what ℹ means (``markup.EXPLAIN``), said once where an output's reader first meets it
+        "explained": "Text after ℹ explains or advises: it is not a checked fact.",
         "where": ("verified on torch {}", " (here)"),
         "on_device": "{torch} on {device}",  # a run on a GPU: '2.11.0+cu130 on NVIDIA H200'
         # between listed items (CUDA, MPS; A, C) and between clauses or titles: Chinese lists with 、 and ；
@@ -392,6 +394,7 @@ _COMMON = {
         "without": "不含 {} 的构建版",
         "other_needs": {"torch-range": "其他 torch 版本", "rocm": "ROCm"},
         "multi_hint": "（多选）",
+        "explained": "ℹ 之后的文字是解释或建议，不是经过验证的事实。",
         "where": ("已验证：torch {}", "（本机）"),
         "on_device": "{torch}（{device}）",
         "separators": ("、", "；"),

@@ -155,12 +155,14 @@ def convert_to_pdf(groups, pdf_dir: Path, work: Path) -> None:
     the parts' pages are joined in order with ``pdfunite``. Every slide is drawn as in the whole deck: the
     words and lines read back the same (CJK words may end up to 0.5 pt apart: the PDF's font subsets
     differ); the slide number a part would restart is written in as the number the whole deck shows."""
+    from generator.render.slides.pdf import private_profile  # drawn as `slides --pdf` draws them
+
     soffice = shutil.which("soffice") or shutil.which("libreoffice")
     if soffice is None:
         pytest.skip("LibreOffice (soffice) is not installed")
     parts_dir = work / "parts"
     parts = {deck: deck_parts(deck, parts_dir / deck.stem) for group in groups for deck in group}
-    runs = [subprocess.Popen([soffice, f"-env:UserInstallation=file://{work}/profile-{n}", "--headless",
+    runs = [subprocess.Popen([soffice, private_profile(work / f"profile-{n}"), "--headless",
                               "--convert-to", "pdf", "--outdir", str(parts_dir / "pdf"),
                               *(str(part) for deck in decks for part in parts[deck])],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -39,6 +39,7 @@ from generator.render.anki.spread import NEW_PER_DAY
 from generator.render.base import RenderJob
 from generator.render.html import breakable, cloze, code_block, inline, link
 from generator.verify import verify
+from generator.wording import WORDS
 from helpers import as_on_card, collapse_spaces, import_package, introduction_days, new_collection, visible_text
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "anki_models.json"
@@ -168,6 +169,16 @@ def test_root_deck_says_what_it_was_verified_against(shipped):
     counts = job.verification.counts()
     assert f"verified against torch {job.verification.torch} on {job.verification.date}" in description
     assert f"({counts['pass']} pass, {counts['skip']} skip)" in description
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_root_deck_says_what_the_explanation_mark_means(shipped, lang):
+    """As Anki imported it: the root deck's description (the deck overview a learner opens first) says in the
+    deck's language what ℹ means, since its cards show one; then where the deck was verified."""
+    col, job = shipped[lang]["col"], shipped[lang]["job"]
+    assert any("ℹ" in field for nid in col.find_notes("") for field in col.get_note(nid).fields)
+    lines = col.decks.by_name(ROOT_DECK)["desc"].split("<br>")
+    assert lines[1:] == [WORDS[lang]["explained"], job.verified_line()]
 
 
 def test_tags_are_hierarchical_and_spaceless(shipped, course):

@@ -44,6 +44,7 @@ from generator.render import quiz, typesetting
 from generator.render.base import RenderJob
 from generator.render.quiz.select import SelectionError, make_versions, select
 from generator.verify import FactResult, Verification
+from generator.wording import WORDS
 from helpers import as_in_pdf, without_spaces
 
 SEED = 7
@@ -413,6 +414,28 @@ def test_key_explains_every_option_and_names_its_facts(en, lab_course):
     assert pdf.text.count(note) == 1
     # claims listed one after another: "…exists; Lab claim: …", no ".;" where a claim ends a sentence
     assert as_in_pdf("a sentence that ends with a full stop; lab claim: cudnn exists") in text and ".;" not in text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_key_says_what_the_explanation_mark_means_where_a_why_shows_one(lang, en, zh, tmp_path):
+    """As pdftotext reads the key: where an option's why explains after ℹ, what ℹ means is said once, under
+    the key's title, before the first ℹ, in the key's language; a key without ℹ (the lab's) and a question
+    paper without one say nothing of it."""
+    legend = without_spaces(WORDS[lang]["explained"])
+    job, _ = {"en": en, "zh": zh}[lang]
+    assert legend not in read(job.output(STEM, ".key.pdf")).text and "ℹ" not in read(job.output(STEM, ".key.pdf")).text
+    module = lab_module()
+    option = module["questions"][-1]["options"][1]
+    option["why"] = option["why"] + " ℹ Typst is given them as text, never as markup."
+    folder = tmp_path / "content"
+    folder.mkdir()
+    (folder / "quizlab.yaml").write_text(yaml.safe_dump(module, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    course = load_course(folder)
+    job, _ = _render(course, make_lab_verification(course), lang, tmp_path / "out", seed=SEED)
+    key = key_body(read(job.output(STEM, ".key.pdf")))
+    assert key.count(legend) == 1 and "ℹTypst" in key
+    assert key.index(legend) < key.index("ℹTypst")
+    assert not any(legend in read(job.output(STEM, f".{v}.pdf")).text for v in VERSIONS)
 
 
 def test_key_lists_claims_without_a_full_stop_before_the_separator(zh):

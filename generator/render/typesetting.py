@@ -39,6 +39,16 @@ def rich(text: str) -> list[dict]:
     return [{"t": s.text, "c": s.code, "e": s.explain} for s in segments(text)]
 
 
+def explains(data) -> bool:
+    """Whether a document's ``data`` prints an explanation anywhere: a ``rich`` segment from ℹ on (which then
+    says what ℹ means, once, under its title)."""
+    if isinstance(data, dict):
+        return data.get("e") is True or any(explains(value) for value in data.values())
+    if isinstance(data, (list, tuple)):
+        return any(explains(value) for value in data)
+    return False
+
+
 @functools.lru_cache(maxsize=1024)
 def code_lines(code: Optional[str], language: str) -> Optional[tuple]:
     """``code`` as lines of ``(text, colour)`` runs (``colour.paper`` palette; "" = the text colour).

@@ -18,6 +18,8 @@ import genanki
 from markupsafe import escape
 
 from ...diagrams import Variant, card_diagram_filename, card_diagram_png
+from ...markup import EXPLAIN
+from ...wording import words as all_words
 from ..base import RenderJob
 from .lock import Changes, Manifest, compare, merged, read_manifest, stamp, write_manifest
 from .models import NOTE_TYPES, stable_id
@@ -90,7 +92,7 @@ def _render(job: RenderJob, lock_path: Path, stem: str, base: Optional[Path] = N
         media = drawing.submit(_media, job, notes)  # Pillow and zlib release the GIL: drawn while the rows go in
         database = collection(models=[note_type.model_json(models[key].mod, stable_id(ROOT_DECK))
                                       for key, note_type in NOTE_TYPES.items()],
-                              decks=_decks(job),
+                              decks=_decks(job, notes),
                               notes=[*(_packaged(note, stamped[note.card_id].mod, dues)
                                        for note, dues in zip(notes, card_positions(notes))),
                                      *(_packaged(note, stamped[note.card_id].mod, ()) for note in retired)],
@@ -149,9 +151,12 @@ def _retired(job: RenderJob, previous, notes: list[NoteSpec]) -> list[NoteSpec]:
     return [retired_note(job.lang, card_id, kind, why) for card_id, (kind, why) in sorted(found.items())]
 
 
-def _decks(job: RenderJob) -> list[dict]:
-    """The root deck (no cards of its own) and one per module that has cards, in module order."""
-    decks = {ROOT_DECK: f"{_ROOT_DESCRIPTION[job.lang]}<br>{escape(job.verified_line())}"}
+def _decks(job: RenderJob, notes: list[NoteSpec]) -> list[dict]:
+    """The root deck (no cards of its own) and one per module that has cards, in module order. The root's
+    description says what the deck is, what ℹ means where a card shows one, and where it was verified."""
+    explained = any(EXPLAIN in field for note in notes for field in note.fields)
+    lines = [_ROOT_DESCRIPTION[job.lang], *([all_words(job.lang)["explained"]] if explained else []), job.verified_line()]
+    decks = {ROOT_DECK: "<br>".join(escape(line) for line in lines)}
     for module in job.course.modules:
         if module.cards:
             decks.setdefault(deck_name(module, job.course), job.t(module.summary))

@@ -28,6 +28,7 @@ from ..typesetting import (
     MONO_FONT,
     code_lines,
     emoji_folders,
+    explains,
     rich,
     typeset,
 )
@@ -155,10 +156,16 @@ def sheet_data(job: RenderJob, version: Version, page: dict) -> dict:
     """The student sheet of one version."""
     words = all_words(job.lang)["quiz"]
     points = sum(p.question.points for p in version.placed)
-    return {**page, "kind": "sheet", "label": words["version"].format(version.letter),
-            "total": _total(job, len(version.placed), points),
-            "total_points": points,
-            "questions": [_sheet_question(job, number, placed) for number, placed in enumerate(version.placed, 1)]}
+    return _explained(job, {**page, "kind": "sheet", "label": words["version"].format(version.letter),
+                            "total": _total(job, len(version.placed), points),
+                            "total_points": points,
+                            "questions": [_sheet_question(job, number, placed)
+                                          for number, placed in enumerate(version.placed, 1)]})
+
+
+def _explained(job: RenderJob, data: dict) -> dict:
+    """A question paper's or the key's ``data`` with what ℹ means, to say under its title where it shows one."""
+    return {**data, "explained": all_words(job.lang)["explained"] if explains(data) else ""}
 
 
 def answers_data(job: RenderJob, version: Version, page: dict) -> dict:
@@ -209,11 +216,11 @@ def key_data(job: RenderJob, questions: Sequence[Question], versions: Sequence[V
     letters = [v.letter for v in versions]
     grid = [[str(number), *(v.placed[number - 1].correct_letters for v in versions)]
             for number in range(1, len(questions) + 1)]
-    return {**page, "kind": "key", "label": words["key"],
-            "heading": words["key_heading"].format(page["title"]), "versions": letters,
-            "total": _total(job, len(questions), sum(q.points for q in questions)),
-            "grid": grid, "questions": [_key_question(job, q, versions) for q in questions],
-            "provenance": _provenance(job, questions, versions)}
+    return _explained(job, {**page, "kind": "key", "label": words["key"],
+                            "heading": words["key_heading"].format(page["title"]), "versions": letters,
+                            "total": _total(job, len(questions), sum(q.points for q in questions)),
+                            "grid": grid, "questions": [_key_question(job, q, versions) for q in questions],
+                            "provenance": _provenance(job, questions, versions)})
 
 
 def _provenance(job: RenderJob, questions: Sequence[Question], versions: Sequence[Version]) -> list[dict]:

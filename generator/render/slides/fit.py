@@ -11,7 +11,9 @@ East Asian and other text meet, LibreOffice adds space ("autospace"); it is coun
 It falls before full-width punctuation too (``True 。``, ``（ x``: the marks are Asian
 script), and nothing in DrawingML turns it off there alone: the paragraph switch
 (``ParaIsCharacterDistance``) has no DrawingML attribute, and a negative ``spc`` on the
-last letter does not reach past the end of its script run (LibreOffice 7.4).
+last letter does not reach past the end of its script run (LibreOffice 7.4). ``slides --pdf`` converts
+in a Japanese-locale profile, where Impress starts with that switch off (``pdf.private_profile``): its
+PDF has no such space. Impress in any other locale still adds it, so it stays counted here.
 
 Line breaking allows only breaks both applications make, so it never under-counts
 lines: after spaces (but not before ``,.;:!?)/``), and between East Asian
@@ -42,7 +44,7 @@ from ...errors import BuildError
 from ...fonts import bundled_font
 
 MISSING_EM = 1.25
-AUTOSPACE_EM = 0.3  # LibreOffice puts about 1/4 em between East Asian and other text; PowerPoint does not
+AUTOSPACE_EM = 0.3  # Impress (outside a Japanese or Korean locale) puts 1/5 em between East Asian and other text; PowerPoint does not
 _PROBE_SIZE = 1000
 _NO_LINE_START = set("，。、；：？！）》」』】〕〉”’…·%,.;:!?)]}/％﹚")  # even after a space (UAX 14, LB13)
 _NO_LINE_END = set("（《「『【〔〈“‘([{")

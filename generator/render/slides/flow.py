@@ -393,7 +393,7 @@ class Flow:
         if page_used and (not splittable or block.keep_with_next or
                           (self.presenting and block.kind != "plain" and height <= body.h)):
             return None, block
-        head, rest = self.split_paras(block.paras, body.w, block.style, self._split_room(block, height, room, page_used))
+        head, rest = self.split_paras(block.paras, body.w, block.style, self._split_room(block, height, room, body, page_used))
         if head is None:
             head, rest = self.split_paras(block.paras, body.w, block.style, room)
         if head is None and not page_used:  # a fresh slide takes what it can, however it is cut
@@ -404,11 +404,12 @@ class Flow:
         placed = Placed(top, Area(body.x, y, body.w, self.text_height(head, body.w, block.style)))
         return placed, replace(block, paras=rest)
 
-    def _split_room(self, block, height: float, room: float, page_used: bool) -> float:
-        """Where a presented text block that starts a slide and needs two is cut: about half way, so the
+    def _split_room(self, block, height: float, room: float, body: Area, page_used: bool) -> float:
+        """Where a presented text block that needs this slide and one more is cut: about half way, so the
         second slide is not a line or two of leftovers (a take-aways list of nine: five and four, not seven
-        and two). Elsewhere, and where three slides are needed, as much as fits."""
-        if not self.presenting or page_used or height > 2 * room:
+        and two; an answer's five options under its question: three and two, not four and one). Elsewhere,
+        and where three slides are needed, as much as fits."""
+        if not self.presenting or height > room + (body.h if page_used else room):
             return room
         _, top, _, bottom = block.style.insets
         return min(room, (height + top + bottom) / 2 + 1)

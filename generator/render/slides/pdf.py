@@ -3,7 +3,12 @@ show where no presentation program is.
 
 LibreOffice runs with a private profile in a temporary folder (a user's running LibreOffice, or another
 conversion at the same time, never gets in the way) and a time limit; a failed conversion is raised with
-what LibreOffice said. The PDF it writes is dated now and carries a random id and checksum: those are
+what LibreOffice said. The profile's locale is Japanese (``private_profile``): that alone switches off
+LibreOffice's spacing between Asian and Latin text, which would put a fifth of an em on each side of a
+full-width mark between Latin words (``B、C`` drawn as ``B 、 C``) and double every space the Chinese text
+already has around a Latin word. Impress sets that paragraph switch (``ParaIsCharacterDistance``) on by
+default unless its locale is Japanese or Korean, and no DrawingML attribute reaches it; PowerPoint adds no
+such space. The slides name every run's language and fonts, so the locale changes nothing else drawn. The PDF it writes is dated now and carries a random id and checksum: those are
 overwritten in place (same length, so every offset stays valid) with the deck's date and a hash of the
 deck, so the same deck gives the same PDF bytes.
 """
@@ -32,6 +37,23 @@ def soffice() -> Optional[str]:
     return shutil.which("soffice") or shutil.which("libreoffice")
 
 
+# Impress's paragraphs space Asian from Latin text unless the locale is Japanese or Korean (SdDrawDocument)
+_PROFILE_SETTINGS = """<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry">
+<item oor:path="/org.openoffice.Setup/L10N"><prop oor:name="ooSetupSystemLocale" oor:op="fuse"><value>ja-JP</value></prop></item>
+</oor:items>
+"""
+
+
+def private_profile(folder: Path) -> str:
+    """The ``-env:UserInstallation`` argument of a LibreOffice profile made in ``folder`` (a folder of its
+    own per LibreOffice running at one time), set up to draw slides as the module docstring says."""
+    settings = folder / "user" / "registrymodifications.xcu"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(_PROFILE_SETTINGS, encoding="utf-8")
+    return f"-env:UserInstallation={folder.as_uri()}"
+
+
 def write_pdf(deck: Path, date: datetime.datetime, timeout: float = TIMEOUT) -> Path:
     """Convert ``deck`` (a .pptx) to the PDF beside it (same name, ``.pdf``), written atomically."""
     command = soffice()
@@ -40,7 +62,7 @@ def write_pdf(deck: Path, date: datetime.datetime, timeout: float = TIMEOUT) -> 
                          "(Debian: apt-get install libreoffice-impress)")
     with tempfile.TemporaryDirectory(prefix="torchdeck-soffice-") as work:
         folder = Path(work)
-        run = [command, f"-env:UserInstallation={(folder / 'profile').as_uri()}", "--headless",
+        run = [command, private_profile(folder / "profile"), "--headless",
                "--convert-to", "pdf", "--outdir", str(folder / "out"), str(deck)]
         try:
             done = subprocess.run(run, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 from PIL import Image
 
 from ...diagrams import DIAGRAM_NAMES, diagram_alt, diagram_headline, diagram_png
-from ...markup import checked_part, cloze_answers, cloze_blanks, segments, split_explanation
+from ...markup import EXPLAIN, checked_part, cloze_answers, cloze_blanks, segments, split_explanation
 from ...model import Card, Lesson, Module, Question
 from ...wording import words as all_words
 from ...workshops import REFERENCE
@@ -106,6 +106,31 @@ def for_the_room(spec: "SlideSpec") -> "SlideSpec":
     return dataclasses.replace(spec, title=title_text(spec.title), blocks=tuple(words_only(b) for b in spec.blocks))
 
 
+def _shown_texts(spec: "SlideSpec") -> list[str]:
+    """What a slide shows in words: its title, its paragraphs and its tables' cells."""
+    texts = [spec.title]
+    for block in spec.blocks:
+        if isinstance(block, TextBlock):
+            texts += [para.text for para in block.paras]
+        elif isinstance(block, TableBlock):
+            texts += [para.text for row in (block.header, *block.rows) for cell in row for para in cell]
+    return texts
+
+
+def with_legend(specs: list["SlideSpec"], legend: str, size: float) -> list["SlideSpec"]:
+    """The deck with what ℹ means (``legend``) as the title slide's last line, where a slide or its notes show
+    one (a table's advice, a review's game, an option's why): the room and the speaker read it before they
+    meet the mark. A deck without ℹ says nothing of it."""
+    first, rest = specs[0], specs[1:]
+    if not any(EXPLAIN in text for spec in specs for text in (
+            *_shown_texts(spec), *((spec.notes.say, spec.notes.ask, *spec.notes.more) if spec.notes else ()))):
+        return specs
+    line = Para((Span(legend, italic=True),), size, before=12)
+    text, *others = first.blocks or (TextBlock(()),)  # the title slide's text, in its placeholder's colours
+    assert isinstance(text, TextBlock), first.name
+    return [dataclasses.replace(first, blocks=(dataclasses.replace(text, paras=(*text.paras, line)), *others)), *rest]
+
+
 @dataclass(frozen=True)
 class Notes:
     say: str
@@ -138,7 +163,9 @@ class SlidePlan:
     ANSWER_STEM_PT = 18.0  # an answer slide's question
     OPTION_PT = 20.0  # its options
     REASON_PT = 16.0  # the reason under each
+    CLIP_REASONS = True  # a reason the slide has no room for is shortened (the whole why is in the notes)
     TAKEAWAY_PT = 20.0  # a review's lines
+    LEGEND_PT = 18.0  # the title slide's line on what ℹ means
 
     def __init__(self, job: RenderJob, *, whole_course: bool = True):
         self.job = job
@@ -174,7 +201,8 @@ class SlidePlan:
         if self.opens_with_map():
             head.append(self.backends_map())
         minutes = sum(s.notes.minutes for s in head + body if s.notes)
-        return [for_the_room(spec) for spec in (self.title(minutes), *head, *body)]
+        specs = [for_the_room(spec) for spec in (self.title(minutes), *head, *body)]
+        return with_legend(specs, all_words(self.job.lang)["explained"], self.LEGEND_PT)
 
     def opens_with_map(self) -> bool:
         """The map of torch.backends comes right after the outline unless the first module shows it anyway."""
@@ -316,7 +344,7 @@ class SlidePlan:
             reason = self.reason(option)
             if reason:
                 paras.append(Para(inline(reason, italic=True, colour="tx2"), self.REASON_PT, margin=REASON_INDENT,
-                                  keep=True, clip=True))
+                                  keep=True, clip=self.CLIP_REASONS))
             whys.append(phrases["why"].format(mark=mark, letter=letter(index), why=self.t(option.why)))
         notes = self._answer_notes(options)
         return SlideSpec("Answer", f"answer:{question.id}", self.words["answer"].format(letters=letters),

@@ -32,7 +32,7 @@ from ...workshops import (
 )
 from ..order import letter, shown
 from .flow import Block, CodeBlock, TableBlock, TextBlock
-from .plan import Notes, SlidePlan, SlideSpec, for_the_room, link_text, plain, title_text
+from .plan import Notes, SlidePlan, SlideSpec, for_the_room, link_text, plain, title_text, with_legend
 from .text import Para, Span, code_lines, inline
 
 BODY_PT = 20.0
@@ -100,7 +100,8 @@ class WorkshopPlan(SlidePlan):
     """The slides of one workshop, started at ``start`` (minutes after midnight)."""
 
     ANSWER_STEM_PT = BODY_PT
-    OPTION_PT = REASON_PT = TAKEAWAY_PT = POINT_PT
+    OPTION_PT = REASON_PT = TAKEAWAY_PT = LEGEND_PT = POINT_PT
+    CLIP_REASONS = False  # every reason whole: options the slide has no room for go on to a second answer slide
 
     def __init__(self, job, workshop: Workshop, start: int):
         super().__init__(job, whole_course=False)
@@ -128,7 +129,7 @@ class WorkshopPlan(SlidePlan):
         for index, segment in enumerate(self.segments):
             part = self._segment(index, segment, drawn)
             specs += [self._timed(spec, segment, k, len(part)) for k, spec in enumerate(part, 1)]
-        return specs
+        return with_legend(specs, all_words(self.job.lang)["explained"], self.LEGEND_PT)
 
     def _segment(self, index: int, segment: Slot, drawn: set[str]) -> list[SlideSpec]:
         kind = segment.kind
