@@ -14,9 +14,11 @@ import functools
 import hashlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
@@ -275,10 +277,13 @@ class WorkerClient:
 
     def __init__(self, interpreter: str):
         self.interpreter = interpreter
+        # a temporary folder of its own (each checker gets one inside it): whatever the worker, the
+        # compiler stack or a check leaves in temporary files goes when the worker is done
+        self.scratch: Optional[str] = tempfile.mkdtemp(prefix="torchdeck-verify-")
         # its own process group: cancelling ends the worker and every checker it forked
         self.process = subprocess.Popen(
             [interpreter, str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, env=_worker_environment(), start_new_session=True)
+            text=True, env={**_worker_environment(), "TMPDIR": self.scratch}, start_new_session=True)
 
     def cancel(self) -> None:
         """Stop the worker and its checkers: not needed (every fact cached, bad content), or interrupted.
@@ -300,6 +305,12 @@ class WorkerClient:
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             if stream is not None:
                 stream.close()
+        self._remove_scratch()
+
+    def _remove_scratch(self) -> None:
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            self.scratch = None
 
     def exchange(self, request: dict) -> Iterator[dict]:
         """Send ``request``; yield each message the worker sends back (a hello, a result, a control),
@@ -327,6 +338,7 @@ class WorkerClient:
         """Wait for the worker to exit; what it wrote to stderr."""
         stderr = self.process.stderr.read() if self.process.stderr is not None else ""
         self.process.wait()
+        self._remove_scratch()
         return stderr.strip()
 
     def run(self, facts, timeout, course, results, progress, controls=False) -> dict:

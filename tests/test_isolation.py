@@ -11,6 +11,7 @@ import contextlib
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
@@ -63,6 +64,8 @@ def pollution(tmp):
                            "import signal\nassert signal.getsignal(signal.SIGUSR1) == signal.SIG_DFL"),
         "pending-alarm": ("import signal\nsignal.alarm(30)", "import signal\nassert signal.alarm(0) == 0"),
         "recursion-limit": ("import sys\nsys.setrecursionlimit(123)", "import sys\nassert sys.getrecursionlimit() != 123"),
+        "temporary-file": ("import os, tempfile\nopen(os.path.join(tempfile.gettempdir(), 'torchdeck-leftover'), 'w').close()",
+                           "import os, tempfile\nassert not os.path.exists(os.path.join(tempfile.gettempdir(), 'torchdeck-leftover'))"),
         "leaked-fds": (f"import os\nleaked = [os.open({marker!r}, os.O_RDONLY) for _ in range(5)]",
                        f"import os\nfds = os.listdir('/proc/self/fd')\n"
                        f"assert {marker!r} not in [os.path.realpath('/proc/self/fd/' + fd) for fd in fds]"),
@@ -130,6 +133,28 @@ def test_no_side_effect_reaches_a_later_check(tmp_path):
     cached = verify_folder(write(tmp_path / "content", probes), cache_dir=cache).results
     assert {k: r.status for k, r in cached.items()} == {k: r.status for k, r in alone.items()}
     assert all(r.status == "pass" for r in alone.values())
+
+
+def test_nothing_a_check_leaves_in_temporary_files_outlives_the_run(tmp_path, monkeypatch):
+    """Files and folders a check (or the worker, or the compiler stack) leaves in the temporary folder go
+    with the run: the temporary folder is as empty afterwards as before, whether the check passed,
+    failed or timed out."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temporary))
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    leaves = ("import os, tempfile\nfolder = tempfile.mkdtemp(prefix='torchelastic_')\n"
+              "open(os.path.join(folder, 'log'), 'w').close()\n"
+              "tempfile.NamedTemporaryFile(delete=False).close()\n"
+              "open(os.path.join(os.environ['TMPDIR'], 'by-name'), 'w').close()\n")
+    facts = {"leaves-and-passes": {"snippet": leaves},
+             "leaves-and-fails": {"snippet": leaves + "assert False"},
+             "leaves-and-hangs": {"snippet": leaves + "import time\ntime.sleep(60)"},
+             "compiles": {"snippet": COMPILER_STACK + "assert torch.compile(lambda x: x + 1, backend='eager')(torch.ones(1)).item() == 2"}}
+    results = verify_folder(write(tmp_path / "content", facts), timeout=3).results
+    assert {k: r.status for k, r in results.items()} == {"leaves-and-passes": "pass", "leaves-and-fails": "fail",
+                                                        "leaves-and-hangs": "error", "compiles": "pass"}
+    assert sorted(os.listdir(temporary)) == []
 
 
 COMPILER_STACK = "# runs under torch.compile's stack\n"  # a comment the worker routes by (COMPILER_STACK_USERS)

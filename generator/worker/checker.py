@@ -2,7 +2,9 @@
 on a channel of its own."""
 import json
 import os
+import shutil
 import signal
+import sys
 import time
 
 try:
@@ -171,6 +173,7 @@ def _output_size():
 
 
 _LIVE: set = set()  # pids of the checkers the worker has forked and not yet reaped
+_SCRATCH: set = set()  # the temporary folders of checkers not yet removed
 
 
 class Child:
@@ -180,6 +183,8 @@ class Child:
         command_read, self.command_fd = os.pipe()
         self.result_fd, result_write = os.pipe()
         self.output = _output_file()  # the checks' stdout and stderr: read back when a child dies
+        self.scratch = _scratch_folder()  # its temporary files: removed with it (``remove_scratch``)
+        _SCRATCH.add(self.scratch)
         self.pid = os.fork()
         if self.pid == 0:
             try:
@@ -188,6 +193,7 @@ class Child:
                 for number in (signal.SIGCHLD, signal.SIGTERM):
                     signal.signal(number, signal.SIG_DFL)
                 _seal(command_read, result_write, self.output)
+                _use_scratch(self.scratch)
                 child_main(checks, timeout)
             finally:
                 os._exit(70)
@@ -246,6 +252,13 @@ class Child:
                 os.close(fd)
         self.command_fd = self.result_fd = self.output = None
 
+    def remove_scratch(self):
+        """Remove the checker's temporary folder and whatever its checks left there (once it and what
+        it started are gone: nothing can write there any more)."""
+        if self.scratch is not None:
+            remove_scratch(self.scratch)
+            self.scratch = None
+
     def output_tail(self):
         try:
             size = os.fstat(self.output).st_size
@@ -255,6 +268,29 @@ class Child:
 
 
 _TEMP: list = []
+
+
+def remove_scratch(folder):
+    shutil.rmtree(folder, ignore_errors=True)
+    _SCRATCH.discard(folder)
+
+
+def _scratch_folder():
+    """A new private folder in the system's temporary folder, for one checker."""
+    import tempfile
+
+    return tempfile.mkdtemp(prefix="torchdeck-check-")
+
+
+def _use_scratch(folder):
+    """Make ``folder`` this process's temporary folder: Python's ``tempfile`` (its cached choice
+    included) and every program it starts (``TMPDIR``). What a check leaves in temporary files (a
+    log folder of a launcher, a compiler's cache) then goes with its checker, and no later check or
+    run can find it."""
+    os.environ["TMPDIR"] = folder
+    tempfile = sys.modules.get("tempfile")
+    if tempfile is not None:
+        tempfile.tempdir = folder
 
 
 def _output_file():

@@ -4,7 +4,7 @@ import select
 import signal
 import time
 
-from .checker import _LIVE, Child, _needs_own_checker, _parse_result
+from .checker import _LIVE, _SCRATCH, Child, _needs_own_checker, _parse_result, remove_scratch
 from .limits import RESULT_LIMIT, SPARES_PER_SLOT, _cut, time_limit
 from .processes import _death_reason, _end_strays
 
@@ -17,6 +17,8 @@ def _end_everything(*_):
         except OSError:
             pass
     _end_strays()
+    for folder in list(_SCRATCH):
+        remove_scratch(folder)
     os._exit(143)
 
 
@@ -155,15 +157,17 @@ def supervise(checks, timeout, emit, slots=1, relay=None):
                 if wakeup.fd in ready:
                     wakeup.drain()
                     exited = _reap_checkers()
-                    for child in running + finishing + idle + spares + leaving:
-                        if child.pid in exited:
-                            finish(child, exited[child.pid])
-                            child.close_channels()
-                            for group in (running, finishing, idle, spares, leaving):
-                                if child in group:
-                                    group.remove(child)
+                    ended = [child for child in running + finishing + idle + spares + leaving if child.pid in exited]
+                    for child in ended:
+                        finish(child, exited[child.pid])
+                        child.close_channels()
+                        for group in (running, finishing, idle, spares, leaving):
+                            if child in group:
+                                group.remove(child)
                     if exited:
                         _end_strays(_LIVE)  # what an ended checker left behind is reparented here
+                    for child in ended:
+                        child.remove_scratch()
                 now = time.monotonic()
                 for child in running + finishing:
                     if now >= child.deadline:
@@ -171,7 +175,8 @@ def supervise(checks, timeout, emit, slots=1, relay=None):
                         child.deadline = now + 1  # reaped once the kill lands: no busy wait meanwhile
                         child.kill()
         finally:
-            for child in running + finishing + idle + spares + leaving:
+            left = running + finishing + idle + spares + leaving
+            for child in left:
                 child.kill()
                 try:
                     os.waitpid(child.pid, 0)
@@ -180,6 +185,8 @@ def supervise(checks, timeout, emit, slots=1, relay=None):
                 _LIVE.discard(child.pid)
                 child.close_channels()
             _end_strays(_LIVE)
+            for child in left:
+                child.remove_scratch()
 
 
 def _reap_checkers():
