@@ -94,6 +94,20 @@ RIVALS = {
                                    "def hook():\n    raise AttributeError('no _get_miopen_enabled')\n"
                                    "type(torch.backends.miopen).enabled = torch.backends.ContextProp(hook, hook)")],
                                  "caught", ["ruled-out"]),
+    # a step the claim says works, refused in the rival's world: through succeeds() the check fails at its own
+    # assertion; the same step written bare only crashes there
+    "rival-refused-step": ({"snippet": "succeeds('switching benchmark on', setattr, torch.backends.cudnn, 'benchmark', True)\n"
+                                       "assert torch.backends.cudnn.benchmark is True"},
+                           [("benchmark cannot be switched on without a GPU",
+                             "def refuse(value):\n    raise RuntimeError('no GPU')\n"
+                             "type(torch.backends.cudnn).benchmark = torch.backends.ContextProp(torch._C._get_cudnn_benchmark, refuse)")],
+                           "caught", ["ruled-out"]),
+    "rival-refused-bare-step": ({"snippet": "torch.backends.cudnn.benchmark = True\n"
+                                            "assert torch.backends.cudnn.benchmark is True"},
+                                [("benchmark cannot be switched on without a GPU",
+                                  "def refuse(value):\n    raise RuntimeError('no GPU')\n"
+                                  "type(torch.backends.cudnn).benchmark = torch.backends.ContextProp(torch._C._get_cudnn_benchmark, refuse)")],
+                                "missed", ["crashed"]),
 }
 
 
@@ -203,7 +217,7 @@ def test_each_rival_world_is_judged_at_the_checks_assertion(rivalled, fact_id):
 
 def test_rivals_are_counted(rivalled):
     counts = rivalled.rival_counts()
-    assert counts == {"facts": 8, "rivals": 9, "ruled-out": 6, "passes": 1, "crashed": 1, "error": 1}
+    assert counts == {"facts": 10, "rivals": 11, "ruled-out": 7, "passes": 1, "crashed": 2, "error": 1}
     assert "no such world" in rivalled.results["rival-world-broken"].control[1]
 
 

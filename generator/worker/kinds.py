@@ -111,7 +111,18 @@ def _run_code(code):
     if MODULES_AFTER_IMPORT_TORCH:
         scope["modules_after_import_torch"] = MODULES_AFTER_IMPORT_TORCH
     scope["wrappers_around"] = wrappers_around
+    scope["succeeds"] = succeeds
     exec(compile(code, "<check>", "exec"), scope)
+
+
+def succeeds(what, action, *args, **kwargs):
+    """``action(*args, **kwargs)``'s result; where it raises, an AssertionError that says ``what`` was
+    refused. For a step the claim says works (an assignment accepted, a getter answering): in a world
+    where it raises instead, the check fails at its own assertion, not by crashing."""
+    try:
+        return action(*args, **kwargs)
+    except Exception as err:
+        raise AssertionError("%s raised %s: %s" % (what, type(err).__name__, err)) from None
 
 
 # ------------------------------------------------------------------- checks
@@ -157,13 +168,14 @@ class _Crash(Exception):
 
 
 def _raised_by_the_check(err):
-    """Whether ``err`` is an AssertionError raised by the check's own code (not inside torch)."""
+    """Whether ``err`` is an AssertionError raised by the check's own code (not inside torch), or by
+    ``succeeds``, the assertion a check makes of a step it says works."""
     if not isinstance(err, AssertionError):
         return False
     tb = err.__traceback__
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
-    return tb is not None and tb.tb_frame.f_code.co_filename == "<check>"
+    return tb is not None and (tb.tb_frame.f_code.co_filename == "<check>" or tb.tb_frame.f_code is succeeds.__code__)
 
 
 def _run_exists(target, check):
