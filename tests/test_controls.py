@@ -94,6 +94,14 @@ RIVALS = {
                                    "def hook():\n    raise AttributeError('no _get_miopen_enabled')\n"
                                    "type(torch.backends.miopen).enabled = torch.backends.ContextProp(hook, hook)")],
                                  "caught", ["ruled-out"]),
+    # a callable object whose class sets __signature__: a call runs its __call__, whatever the signature says
+    "rival-callable-object-signature": ({"signature": "torch.backends.cuda.is_built", "params": []},
+                                        [("is_built takes an optional device, in a callable object that shows the old signature",
+                                          "import inspect\nreal = torch.backends.cuda.is_built\nclass IsBuilt:\n"
+                                          "    __signature__ = inspect.signature(real)\n"
+                                          "    def __call__(self, device=None):\n        return real()\n"
+                                          "torch.backends.cuda.is_built = IsBuilt()")],
+                                        "caught", ["ruled-out"]),
     # a step the claim says works, refused in the rival's world: through succeeds() the check fails at its own
     # assertion; the same step written bare only crashes there
     "rival-refused-step": ({"snippet": "succeeds('switching benchmark on', setattr, torch.backends.cudnn, 'benchmark', True)\n"
@@ -217,7 +225,7 @@ def test_each_rival_world_is_judged_at_the_checks_assertion(rivalled, fact_id):
 
 def test_rivals_are_counted(rivalled):
     counts = rivalled.rival_counts()
-    assert counts == {"facts": 10, "rivals": 11, "ruled-out": 7, "passes": 1, "crashed": 2, "error": 1}
+    assert counts == {"facts": 11, "rivals": 12, "ruled-out": 8, "passes": 1, "crashed": 2, "error": 1}
     assert "no such world" in rivalled.results["rival-world-broken"].control[1]
 
 

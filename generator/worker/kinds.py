@@ -270,8 +270,14 @@ def wrappers_around(fn):
 
 def _signature_set(obj):
     """Whether ``obj`` carries a ``__signature__`` of its own: what ``inspect.signature`` reports then is
-    not read from its code (a function that takes more can say it takes less)."""
-    return "__signature__" in getattr(obj, "__dict__", {})
+    not read from its code (a function that takes more can say it takes less). For a callable object
+    (neither a class nor a function) its class's ``__signature__`` counts too: a call runs the class's
+    ``__call__``, whatever the signature says."""
+    if "__signature__" in getattr(obj, "__dict__", {}):
+        return True
+    if isinstance(obj, type) or inspect.isroutine(obj) or not callable(obj):
+        return False
+    return any("__signature__" in vars(klass) for klass in type(obj).__mro__ if klass is not object)
 
 
 def _same_signature(layer):
@@ -329,6 +335,9 @@ def _pass_through_code():
 def _described(layer):
     name = getattr(layer, "__qualname__", None) or type(layer).__name__
     code = getattr(layer, "__code__", None)
+    if not (isinstance(layer, type) or inspect.isroutine(layer)) and callable(layer):  # what a call runs
+        name = type(layer).__qualname__ + ".__call__"
+        code = getattr(type(layer).__call__, "__code__", None)
     if _signature_set(layer) and code is not None:  # its own parameters, from its code
         return "%s(%s) behind __signature__" % (name, ", ".join(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]))
     try:
