@@ -1,6 +1,7 @@
 """Shared fixtures: the shipped content, loaded and verified once per test session."""
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ from generator import ledger
 from generator.loader import load_course
 from generator.render.base import RenderJob
 from generator.verify import verify
-from helpers import CONTENT, verification_of
+from helpers import CONTENT, once_per_run, verification_of
 
 RECORDED = "2.13.0+cpu"  # the ledger run plumbing tests render from
 
@@ -20,10 +21,33 @@ def course():
 
 
 @pytest.fixture(scope="session")
-def live_verification(course, tmp_path_factory):
+def shipped_verify_cache(course, tmp_path_factory, worker_id):
+    """A verify cache (``build/.cache``) of the shipped content: every check run against the installed torch,
+    controls included, once in this test run (``once_per_run``). A test that builds the shipped content
+    through the CLI copies it into its ``--out`` (``with_shipped_cache``): only the checks it changed run."""
+    return once_per_run(tmp_path_factory, worker_id, "verify-cache",
+                        lambda folder: verify(course, cache_dir=folder, controls=True))
+
+
+@pytest.fixture(scope="session")
+def live_verification(course, shipped_verify_cache, tmp_path_factory):
     """The shipped content verified against the installed torch, controls included: for the tests of
-    the content's truth (test_content), which also hold the ledger current."""
-    return verify(course, cache_dir=tmp_path_factory.mktemp("verify-cache"), controls=True)
+    the content's truth (test_content), which also hold the ledger current. Every result is this run's
+    (``shipped_verify_cache``, read from a copy)."""
+    cache = tmp_path_factory.mktemp("verify-cache")
+    shutil.copytree(shipped_verify_cache, cache, dirs_exist_ok=True)
+    return verify(course, cache_dir=cache, controls=True)
+
+
+@pytest.fixture(scope="session")
+def with_shipped_cache(shipped_verify_cache):
+    """``with_shipped_cache(out)``: ``out`` (a build's ``--out``) holding the shipped content's verify cache."""
+
+    def copy(out: Path) -> Path:
+        shutil.copytree(shipped_verify_cache, Path(out) / ".cache", dirs_exist_ok=True)
+        return out
+
+    return copy
 
 
 @pytest.fixture(scope="session")

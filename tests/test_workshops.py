@@ -630,9 +630,9 @@ def test_each_code_slide_names_its_cell_of_the_script(built, handouts, course):
     assert named == len(cells)
 
 
-def test_the_commands_write_the_deck_handout_and_script_on_the_clock_asked_for(tmp_path):
-    """The CLI end to end (one verification, cached for the second command)."""
-    out = tmp_path / "build"
+def test_the_commands_write_the_deck_handout_and_script_on_the_clock_asked_for(tmp_path, with_shipped_cache):
+    """The CLI end to end, the checks' results read from the build's cache (this run's, ``shipped_verify_cache``)."""
+    out = with_shipped_cache(tmp_path / "build")
     result = torchdeck("slides", "--workshop", "intro", "--start", "13:30", "--lang", "en", "--out", out, "--quiet")
     assert result.exit_code == 0, result.output
     title = _body_text(Presentation(str(out / "workshop-intro.en.pptx")).slides[0])
