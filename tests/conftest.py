@@ -8,9 +8,12 @@ import pytest
 
 from generator import ledger
 from generator.loader import load_course
+from generator.render import slides
 from generator.render.base import RenderJob
+from generator.render.slides.pdf import soffice
 from generator.verify import verify
-from helpers import CONTENT, once_per_run, verification_of
+from generator.workshops import file_stem
+from helpers import CONTENT, DRAWN_WORKSHOPS, once_per_run, verification_of
 
 RECORDED = "2.13.0+cpu"  # the ledger run plumbing tests render from
 
@@ -75,3 +78,25 @@ def job_for(course, verification, tmp_path):
         return RenderJob(course, verification, lang, out_dir or tmp_path)
 
     return make
+
+
+
+@pytest.fixture(scope="session")
+def drawn_workshop_decks(course, verification, tmp_path_factory, worker_id):
+    """``{(workshop id, lang): (.pptx, .pdf)}``: the decks of ``DRAWN_WORKSHOPS`` in both languages as
+    ``torchdeck slides --workshop ID --pdf`` writes them (LibreOffice draws each PDF), once per test run
+    (``once_per_run``): test_diagrams reads them, and test_workshops reads these drawings instead of having
+    LibreOffice draw the same decks again. Read only."""
+    if soffice() is None:
+        pytest.skip("LibreOffice (soffice) is not installed")
+    keys = [(workshop_id, lang) for workshop_id in DRAWN_WORKSHOPS for lang in ("en", "zh")]
+
+    def make(folder: Path) -> None:
+        for workshop_id, lang in keys:
+            slides.render(RenderJob(course, verification, lang, folder),
+                          slides.SlidesOptions(workshop=course.workshop(workshop_id), pdf=True))
+
+    folder = once_per_run(tmp_path_factory, worker_id, "workshop-decks", make)
+    return {(workshop_id, lang): tuple(RenderJob(course, verification, lang, folder).output(
+        file_stem(course.workshop(workshop_id)), suffix) for suffix in (".pptx", ".pdf"))
+        for workshop_id, lang in keys}

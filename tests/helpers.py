@@ -21,6 +21,7 @@ from click.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "content"  # the shipped course
+DRAWN_WORKSHOPS = ("gpu-tuning", "cpu-performance")  # shipped workshops drawn once a run: together every diagram
 
 
 # ------------------------------------------------------------------ work shared by the run's workers
