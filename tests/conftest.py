@@ -1,6 +1,7 @@
 """Shared fixtures: the shipped content, loaded and verified once per test session."""
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -63,11 +64,15 @@ def verification(course):
 
 
 @pytest.fixture(scope="session")
-def torch_api():
-    """The installed torch.backends' public names (``coverage.scan_api``), scanned once per session."""
+def torch_api(tmp_path_factory, worker_id):
+    """The installed torch.backends' public names (``coverage.scan_api``), scanned once per test run
+    (``once_per_run``: test_content and test_verify read them)."""
     from generator.api_coverage import scan_api
 
-    return scan_api()
+    def scan(folder: Path) -> None:
+        (folder / "api.json").write_text(json.dumps(scan_api()), encoding="utf-8")
+
+    return json.loads((once_per_run(tmp_path_factory, worker_id, "torch-api", scan) / "api.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture
