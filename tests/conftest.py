@@ -25,11 +25,11 @@ def course():
 
 
 @pytest.fixture(scope="session")
-def shipped_verify_cache(course, tmp_path_factory, worker_id):
+def shipped_verify_cache(course, tmp_path_factory):
     """A verify cache (``build/.cache``) of the shipped content: every check run against the installed torch,
     controls included, once in this test run (``once_per_run``). A test that builds the shipped content
     through the CLI copies it into its ``--out`` (``with_shipped_cache``): only the checks it changed run."""
-    return once_per_run(tmp_path_factory, worker_id, "verify-cache",
+    return once_per_run(tmp_path_factory, "verify-cache",
                         lambda folder: verify(course, cache_dir=folder, controls=True))
 
 
@@ -64,7 +64,7 @@ def verification(course):
 
 
 @pytest.fixture(scope="session")
-def torch_api(tmp_path_factory, worker_id):
+def torch_api(tmp_path_factory):
     """The installed torch.backends' public names (``coverage.scan_api``), scanned once per test run
     (``once_per_run``: test_content and test_verify read them)."""
     from generator.api_coverage import scan_api
@@ -72,7 +72,7 @@ def torch_api(tmp_path_factory, worker_id):
     def scan(folder: Path) -> None:
         (folder / "api.json").write_text(json.dumps(scan_api()), encoding="utf-8")
 
-    return json.loads((once_per_run(tmp_path_factory, worker_id, "torch-api", scan) / "api.json").read_text(encoding="utf-8"))
+    return json.loads((once_per_run(tmp_path_factory, "torch-api", scan) / "api.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture
@@ -87,7 +87,7 @@ def job_for(course, verification, tmp_path):
 
 
 @pytest.fixture(scope="session")
-def drawn_workshop_decks(course, verification, tmp_path_factory, worker_id):
+def drawn_workshop_decks(course, verification, tmp_path_factory):
     """``{(workshop id, lang): (.pptx, .pdf)}``: the decks of ``DRAWN_WORKSHOPS`` in both languages as
     ``torchdeck slides --workshop ID --pdf`` writes them (LibreOffice draws each PDF), once per test run
     (``once_per_run``): test_diagrams reads them, and test_workshops reads these drawings instead of having
@@ -101,7 +101,7 @@ def drawn_workshop_decks(course, verification, tmp_path_factory, worker_id):
             slides.render(RenderJob(course, verification, lang, folder),
                           slides.SlidesOptions(workshop=course.workshop(workshop_id), pdf=True))
 
-    folder = once_per_run(tmp_path_factory, worker_id, "workshop-decks", make)
+    folder = once_per_run(tmp_path_factory, "workshop-decks", make)
     return {(workshop_id, lang): tuple(RenderJob(course, verification, lang, folder).output(
         file_stem(course.workshop(workshop_id)), suffix) for suffix in (".pptx", ".pdf"))
         for workshop_id, lang in keys}

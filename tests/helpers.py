@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fcntl
 import html
+import os
 import posixpath
 import re
 import shutil
@@ -25,7 +26,7 @@ DRAWN_WORKSHOPS = ("gpu-tuning", "cpu-performance")  # shipped workshops drawn o
 
 
 # ------------------------------------------------------------------ work shared by the run's workers
-def once_per_run(tmp_path_factory, worker_id: str, name: str, make) -> Path:
+def once_per_run(tmp_path_factory, name: str, make) -> Path:
     """``make(folder)`` run once per pytest run, whichever worker asks first; every worker gets ``folder``.
 
     pytest-xdist's workers each hold the session fixtures of their own: work two test files need (the same
@@ -34,7 +35,7 @@ def once_per_run(tmp_path_factory, worker_id: str, name: str, make) -> Path:
     lock lets the first worker make it while the others wait. Without xdist it is simply this session's.
     Readers change nothing in it: copy what a build would write to."""
     base = tmp_path_factory.getbasetemp()
-    root = base if worker_id == "master" else base.parent
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # xdist: <run's temp>/popen-gwN
     folder, done = root / f"shared-{name}", root / f"shared-{name}.done"
     with open(root / f"shared-{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
