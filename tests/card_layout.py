@@ -182,6 +182,13 @@ const midWordBreaks = (frame, shown) => {
     if (!shown.has(node.parentElement) || !node.textContent.length) continue;
     const block = blockOf(node.parentElement), text = node.textContent;
     if (prev && prev.block !== block) { prev = null; context = ''; }
+    if (!WORD.test(text)) {
+      // no letter or digit: no break inside it or on either side of it, and nothing to measure (asking a
+      // blank node collapsed between blocks for its rects costs Chromium a millisecond each, 9 s a deck)
+      prev = {ch: text[text.length - 1], rect: null, block};
+      context = (context + text).slice(-24);
+      continue;
+    }
     range.selectNodeContents(node);
     const lines = range.getClientRects().length;
     // a text node on one line can break only before its first character: look at the ends alone

@@ -6,7 +6,9 @@ normalisations below each say what they drop, and none shares a name with anothe
 """
 from __future__ import annotations
 
+import fcntl
 import html
+import os
 import posixpath
 import re
 import shutil
@@ -20,6 +22,28 @@ from click.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "content"  # the shipped course
+DRAWN_WORKSHOPS = ("gpu-tuning", "cpu-performance")  # shipped workshops drawn once a run: together every diagram
+
+
+# ------------------------------------------------------------------ work shared by the run's workers
+def once_per_run(tmp_path_factory, name: str, make) -> Path:
+    """``make(folder)`` run once per pytest run, whichever worker asks first; every worker gets ``folder``.
+
+    pytest-xdist's workers each hold the session fixtures of their own: work two test files need (the same
+    live verification, the same deck drawn) would be done once per worker. The folder lies in this run's
+    temp root, shared by its workers and new in every run (nothing is kept from one run to the next); a
+    lock lets the first worker make it while the others wait. Without xdist it is simply this session's.
+    Readers change nothing in it: copy what a build would write to."""
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # xdist: <run's temp>/popen-gwN
+    folder, done = root / f"shared-{name}", root / f"shared-{name}.done"
+    with open(root / f"shared-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            folder.mkdir(exist_ok=True)
+            make(folder)
+            done.touch()
+    return folder
 
 
 # ------------------------------------------------------------------ a recorded run as the outputs read it

@@ -22,30 +22,20 @@ from generator.diagrams import CARD, DIAGRAM_NAMES, SLIDE, Variant, card_diagram
 from generator.diagrams.scenes import SCENES
 from generator.errors import BuildError
 from generator.render import slides
-from generator.render.base import RenderJob
 from generator.render.slides.pdf import write_pdf
 from generator.workshops import course_for
-from helpers import EMU_PER_PT, letters_and_digits, slide_name, torchdeck
+from helpers import DRAWN_WORKSHOPS, EMU_PER_PT, letters_and_digits, slide_name, torchdeck
 
-WORKSHOPS = ("gpu-tuning", "cpu-performance")
 CJK = re.compile(r"[\u3400-\u9fff]")
 SMALLEST_PT = 18.0  # a label read from the back of a room
 
 
 @pytest.fixture(scope="module")
-def decks(course, verification, tmp_path_factory):
-    """{(workshop id, lang): (workshop's course, .pptx path, .pdf path)}, built with ``pdf=True``."""
-    if shutil.which("soffice") is None and shutil.which("libreoffice") is None:
-        pytest.skip("LibreOffice (soffice) is not installed")
-    out = tmp_path_factory.mktemp("diagram-decks")
-    built = {}
-    for workshop_id in WORKSHOPS:
-        workshop = course.workshop(workshop_id)
-        for lang in ("en", "zh"):
-            job = RenderJob(course, verification, lang, out)
-            deck, pdf = slides.render(job, slides.SlidesOptions(workshop=workshop, pdf=True))
-            built[(workshop_id, lang)] = (course_for(workshop, course), deck, pdf)
-    return built
+def decks(course, drawn_workshop_decks):
+    """{(workshop id, lang): (workshop's course, .pptx path, .pdf path)}, built with ``pdf=True``
+    (``drawn_workshop_decks``: DRAWN_WORKSHOPS, together they show every diagram)."""
+    return {(workshop_id, lang): (course_for(course.workshop(workshop_id), course), deck, pdf)
+            for (workshop_id, lang), (deck, pdf) in drawn_workshop_decks.items()}
 
 
 def pictures(deck: Path):
@@ -82,7 +72,7 @@ def test_the_decks_show_every_diagram(decks):
 def test_each_deck_shows_the_diagrams_drawn_in_its_language(decks, lang):
     """A Chinese deck's pictures are the Chinese drawings (their words in Chinese), an English one's the
     English drawings; the two differ."""
-    for workshop_id in WORKSHOPS:
+    for workshop_id in DRAWN_WORKSHOPS:
         own, deck, _ = decks[(workshop_id, lang)]
         found = pictures(deck)
         assert found
@@ -98,7 +88,7 @@ def test_each_deck_shows_the_diagrams_drawn_in_its_language(decks, lang):
 def test_diagram_labels_are_readable_from_the_back_of_the_room(decks, lang):
     """The smallest line of text a picture draws, at the size the slide shows the picture, is 18 pt or more."""
     smallest = []
-    for workshop_id in WORKSHOPS:
+    for workshop_id in DRAWN_WORKSHOPS:
         own, deck, _ = decks[(workshop_id, lang)]
         for name, shape in pictures(deck):
             with Image.open(io.BytesIO(shape.image.blob)) as image:
@@ -113,7 +103,7 @@ def test_diagram_labels_are_readable_from_the_back_of_the_room(decks, lang):
 def test_every_picture_is_described_in_the_decks_language(decks, lang):
     """Alt text (``descr``) on every picture: Chinese in a Chinese deck (full-width punctuation between
     Chinese words), none in an English one."""
-    for workshop_id in WORKSHOPS:
+    for workshop_id in DRAWN_WORKSHOPS:
         _, deck, _ = decks[(workshop_id, lang)]
         for name, shape in pictures(deck):
             alt = shape._element.nvPicPr.cNvPr.get("descr", "")
@@ -137,7 +127,7 @@ def test_the_workshop_map_shows_the_whole_course_with_its_own_modules_filled_in(
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_pdf_has_a_page_per_slide_and_its_text(decks, lang):
-    for workshop_id in WORKSHOPS:
+    for workshop_id in DRAWN_WORKSHOPS:
         _, deck, pdf = decks[(workshop_id, lang)]
         assert pdf == deck.with_suffix(".pdf")
         prs = Presentation(str(deck))

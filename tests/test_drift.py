@@ -35,15 +35,16 @@ def make_false(text: str, fact_id: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def drifted(course, tmp_path_factory):
-    """The shipped content with one fact made false, built without --strict."""
+def drifted(course, tmp_path_factory, with_shipped_cache):
+    """The shipped content with one fact made false, built without --strict (the build runs the changed
+    check; the others' results are this run's, from its cache)."""
     root = tmp_path_factory.mktemp("drift")
     content = root / "content"
     shutil.copytree(CONTENT, content)
     cudnn = content / "cudnn.yaml"
     cudnn.write_text(make_false(cudnn.read_text(encoding="utf-8"), FALSE_FACT), encoding="utf-8")
     lock_before = (content / "deck.lock").read_text()
-    result = torchdeck("deck", "--content", content, "--out", root / "build", "--lang", "en")
+    result = torchdeck("deck", "--content", content, "--out", with_shipped_cache(root / "build"), "--lang", "en")
     resting = {c.id for c in course.cards if FALSE_FACT in c.facts}
     return {"root": root, "content": content, "result": result, "resting": resting, "lock_before": lock_before}
 

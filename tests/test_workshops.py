@@ -145,12 +145,18 @@ def built(course, verification, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def drawn(built, tmp_path_factory):
-    """The decks as LibreOffice draws them: {(id, lang): pdf path}, one LibreOffice run per language."""
+def drawn(built, drawn_workshop_decks, tmp_path_factory):
+    """The decks as LibreOffice draws them: {(id, lang): pdf path}. Those of DRAWN_WORKSHOPS as ``slides --pdf``
+    drew them once this run (``drawn_workshop_decks``: the same bytes as ``built``'s), the others here, in one
+    LibreOffice run per language."""
+    for key, (deck, _) in drawn_workshop_decks.items():
+        assert deck.read_bytes() == built[key][2].read_bytes(), f"{key}: not the deck drawn for this run"
+    rest = {key: path for key, (_, _, path) in built.items() if key not in drawn_workshop_decks}
     out = tmp_path_factory.mktemp("workshops-drawn")
-    groups = [sorted(path for (_, lang), (_, _, path) in built.items() if lang == code) for code in ("en", "zh")]
-    convert_to_pdf(groups, out / "pdf", out)
-    return {key: out / "pdf" / (path.stem + ".pdf") for key, (_, _, path) in built.items()}
+    convert_to_pdf([sorted(path for (_, lang), path in rest.items() if lang == code) for code in ("en", "zh")],
+                   out / "pdf", out)
+    return {**{key: out / "pdf" / (path.stem + ".pdf") for key, path in rest.items()},
+            **{key: pdf for key, (_, pdf) in drawn_workshop_decks.items()}}
 
 
 def _notes(slide) -> list[str]:
@@ -657,9 +663,9 @@ def test_each_code_slide_names_its_cell_of_the_script(built, handouts, course):
     assert named == len(cells)
 
 
-def test_the_commands_write_the_deck_handout_and_script_on_the_clock_asked_for(tmp_path):
-    """The CLI end to end (one verification, cached for the second command)."""
-    out = tmp_path / "build"
+def test_the_commands_write_the_deck_handout_and_script_on_the_clock_asked_for(tmp_path, with_shipped_cache):
+    """The CLI end to end, the checks' results read from the build's cache (this run's, ``shipped_verify_cache``)."""
+    out = with_shipped_cache(tmp_path / "build")
     result = torchdeck("slides", "--workshop", "intro", "--start", "13:30", "--lang", "en", "--out", out, "--quiet")
     assert result.exit_code == 0, result.output
     title = _body_text(Presentation(str(out / "workshop-intro.en.pptx")).slides[0])
