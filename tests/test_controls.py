@@ -102,6 +102,16 @@ RIVALS = {
                                           "    def __call__(self, device=None):\n        return real()\n"
                                           "torch.backends.cuda.is_built = IsBuilt()")],
                                         "caught", ["ruled-out"]),
+    # a default read that raises in the rival's world: the value cannot be read as claimed, the check's own failure;
+    # the name gone altogether is a crash (a typo must not pass for a refutation)
+    "rival-default-read-refused": ({"default": "torch.backends.cudnn.benchmark", "equals": False},
+                                   [("benchmark cannot be read without a GPU",
+                                     "def refuse():\n    raise RuntimeError('no GPU')\n"
+                                     "type(torch.backends.cudnn).benchmark = torch.backends.ContextProp(refuse, torch._C._set_cudnn_benchmark)")],
+                                   "caught", ["ruled-out"]),
+    "rival-default-name-gone": ({"default": "torch.backends.cudnn.benchmark", "equals": False},
+                                [("there is no benchmark flag", "del type(torch.backends.cudnn).benchmark")],
+                                "missed", ["crashed"]),
     # a step the claim says works, refused in the rival's world: through succeeds() the check fails at its own
     # assertion; the same step written bare only crashes there
     "rival-refused-step": ({"snippet": "succeeds('switching benchmark on', setattr, torch.backends.cudnn, 'benchmark', True)\n"
@@ -225,7 +235,7 @@ def test_each_rival_world_is_judged_at_the_checks_assertion(rivalled, fact_id):
 
 def test_rivals_are_counted(rivalled):
     counts = rivalled.rival_counts()
-    assert counts == {"facts": 11, "rivals": 12, "ruled-out": 8, "passes": 1, "crashed": 2, "error": 1}
+    assert counts == {"facts": 13, "rivals": 14, "ruled-out": 9, "passes": 1, "crashed": 3, "error": 1}
     assert "no such world" in rivalled.results["rival-world-broken"].control[1]
 
 

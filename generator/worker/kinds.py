@@ -138,8 +138,8 @@ def run_check(check):
 def judge(check):
     """``(status, detail, at)``: ``run_check``'s result and, for a ``fail``, where it failed.
 
-    ``at`` is ``"assertion"`` where the check failed at its own test (a ``default`` that differs,
-    an ``expr`` that is false, an ``assert`` in the check's code, a ``raises`` whose code raised
+    ``at`` is ``"assertion"`` where the check failed at its own test (a ``default`` that differs or
+    whose read raises, an ``expr`` that is false, an ``assert`` in the check's code, a ``raises`` whose code raised
     nothing, a PATH that exists or not as claimed) and ``"crash"`` where something else went wrong
     on the way (a name that is gone, an exception the check did not ask for). Only the first proves
     the claim false: a control is caught at the check's assertion or not at all.
@@ -156,6 +156,8 @@ def judge(check):
         return "error", "the check ran out of memory (limit %d MiB)" % (MEMORY_LIMIT >> 20), None
     except _Crash as crash:
         return "fail", crash.detail, "crash"
+    except _Refused as refused:
+        return "fail", str(refused), "assertion"
     return status, detail, ("assertion" if status == "fail" else None)
 
 
@@ -220,15 +222,32 @@ def _resolved(target):
         raise _Crash("%s does not exist: %s" % (target, err))
 
 
+class _Refused(Exception):
+    """Reading a PATH that exists raised: the value the claim states cannot be read, which is the
+    check's own failure (a ``default`` or ``type`` check is that one read)."""
+
+
+def _read(target):
+    """The value PATH names, for a check whose test is reading it: a missing name is a crash, but a
+    read that raises (a property refusing, as on a build or in a state where it cannot answer) is
+    the check failing at its own test."""
+    try:
+        return _resolved(target)
+    except _Crash:
+        raise
+    except Exception as err:
+        raise _Refused("reading %s raised %s: %s" % (target, type(err).__name__, _message(err))) from None
+
+
 def _run_default(target, check):
-    value = _resolved(target)
+    value = _read(target)
     if _equal(value, check["equals"]):
         return "pass", ""
     return "fail", "expected %s == %s, actual %s" % (target, _short(check["equals"]), _short(value))
 
 
 def _run_type(target, check):
-    value = _resolved(target)
+    value = _read(target)
     if _type_matches(value, check["is"]):
         return "pass", ""
     return "fail", "expected %s to be a %s, actual %s" % (target, check["is"], _type_name(value))
@@ -422,10 +441,11 @@ CHECK_KINDS = {kind.name: kind for kind in (
     CheckKind("default", "path", _run_default, companion="equals", holds="value", rank=0, read_as="value",
               doc=('the value read in a pristine interpreter (before any other check ran) equals VALUE. '
                    'Strict for booleans (`True` is not `1`) and `null`; a non-YAML value (an enum, a dtype) '
-                   'compares by `str()`; lists compare element-wise.')),
+                   'compares by `str()`; lists compare element-wise. A read that raises (a property refusing) '
+                   'fails at the check\'s own test, as with `type`; a name that is gone is a crash.')),
     CheckKind("type", "path", _run_type, companion="is", holds="type-name",
               doc=('T is `bool`, `int` (not bool), `float`, `str`, `callable` (not a class), `module` or '
-                   '`class`.')),
+                   '`class`. A read that raises fails at the check\'s own test.')),
     CheckKind("signature", "path", _run_signature, companion="params", holds="names",
               doc=('`inspect.signature(obj)` has exactly these parameter names in this order, and so does the function a '
                    'user calls: a call may go through no wrapper (`functools.wraps` makes `inspect.signature` show what '
