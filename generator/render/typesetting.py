@@ -15,6 +15,7 @@ from ..errors import BuildError
 from ..fonts import FOLDER as FONTS_FOLDER
 from ..fonts import EmojiError, emoji_font_folders
 from ..markup import segments
+from ..wording import words
 
 LATIN_FONT = "Libertinus Serif"  # embedded in Typst: no system font needed for English
 CJK_FONT = "Noto Sans CJK SC"  # from the system (fonts-noto-cjk): Chinese quizzes use the system's fonts
@@ -39,13 +40,17 @@ def rich(text: str) -> list[dict]:
     return [{"t": s.text, "c": s.code, "e": s.explain} for s in segments(text)]
 
 
-def explains(data) -> bool:
-    """Whether a document's ``data`` prints an explanation anywhere: a ``rich`` segment from ℹ on (which then
-    says what ℹ means, once, under its title)."""
+def legend(lang: str, data) -> str:
+    """What ℹ means, for a document whose ``data`` prints an explanation (a ``rich`` segment from ℹ on), to
+    say once under its title; '' for a document that prints none."""
+    return words(lang)["explained"] if _explains(data) else ""
+
+
+def _explains(data) -> bool:
     if isinstance(data, dict):
-        return data.get("e") is True or any(explains(value) for value in data.values())
+        return data.get("e") is True or any(_explains(value) for value in data.values())
     if isinstance(data, (list, tuple)):
-        return any(explains(value) for value in data)
+        return any(_explains(value) for value in data)
     return False
 
 

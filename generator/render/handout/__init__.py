@@ -36,7 +36,7 @@ from ..typesetting import (
     MONO_FONT,
     code_lines,
     emoji_folders,
-    explains,
+    legend,
     rich,
     typeset,
 )
@@ -95,7 +95,7 @@ def handout_data(job: RenderJob, options: HandoutOptions) -> dict:
         "cheat": [row.data for row in rows],
         "links": links(job, lessons, phrases["handout"]["docs"]),
     }
-    data["explained"] = all_words(job.lang)["explained"] if explains(data) else ""  # what ℹ means, where it shows
+    data["explained"] = legend(job.lang, data)  # what ℹ means, where it shows
     fonts = [LATIN_FONT, CJK_FONT] if job.lang == "zh" else [LATIN_FONT]
     folders = emoji_folders(_strings(data))
     if any(EMOJI.search(text) for text in _printed(data)):

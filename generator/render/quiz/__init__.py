@@ -28,7 +28,7 @@ from ..typesetting import (
     MONO_FONT,
     code_lines,
     emoji_folders,
-    explains,
+    legend,
     rich,
     typeset,
 )
@@ -165,7 +165,7 @@ def sheet_data(job: RenderJob, version: Version, page: dict) -> dict:
 
 def _explained(job: RenderJob, data: dict) -> dict:
     """A question paper's or the key's ``data`` with what ℹ means, to say under its title where it shows one."""
-    return {**data, "explained": all_words(job.lang)["explained"] if explains(data) else ""}
+    return {**data, "explained": legend(job.lang, data)}
 
 
 def answers_data(job: RenderJob, version: Version, page: dict) -> dict:
