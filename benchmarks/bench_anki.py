@@ -21,13 +21,15 @@ from pathlib import Path
 
 import genanki
 
-from generator.diagrams import canvas as diagram_canvas
-from generator.model import Course, Module
-from generator.render import anki
-from generator.render import html as html_output
-from generator.render.base import RenderJob
-from generator.render.html import code_block
-from generator.verify import FactResult, Verification
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's generator, not the installed one
+
+from generator.diagrams import canvas as diagram_canvas  # noqa: E402
+from generator.model import Course, Module  # noqa: E402
+from generator.render import anki  # noqa: E402
+from generator.render import html as html_output  # noqa: E402
+from generator.render.base import RenderJob  # noqa: E402
+from generator.render.html import code_block  # noqa: E402
+from generator.verify import FactResult, Verification  # noqa: E402
 
 CARDS = 10_000
 MODULES = ("cudnn", "cuda", "mps", "mkldnn", "opt_einsum", "cpu", "mha", "nnpack", "openmp", "xnnpack")
