@@ -34,6 +34,9 @@ CASES = {
     "type-pass": ({"type": "torch.backends.cudnn.is_available", "is": "callable"}, "pass", {}),
     "type-fail": ({"type": "torch.backends.cudnn.benchmark_limit", "is": "bool"}, "fail", {}),
     "type-module": ({"type": "torch.backends.xnnpack", "is": "module"}, "pass", {}),
+    "type-function": ({"type": "torch.backends.mkldnn.is_available", "is": "function"}, "pass", {}),  # a bound method
+    # an op packet is callable but no function: what a claim "a function you call" rules out
+    "type-not-function": ({"type": "torch.ops.aten.add", "is": "function"}, "fail", {}),
     "signature-pass": ({"signature": "torch.backends.cuda.preferred_linalg_library", "params": ["backend"]}, "pass", {}),
     "signature-fail": ({"signature": "torch.backends.cuda.preferred_linalg_library", "params": []}, "fail", {}),
     # an lru_cache wrapper only forwards (*args, **kwargs): the parameters are those of what it wraps

@@ -42,7 +42,7 @@ def resolve(path):
     return obj
 
 
-TYPE_NAMES = ("bool", "int", "float", "str", "callable", "module", "class")  # what a `type` check's `is` names
+TYPE_NAMES = ("bool", "int", "float", "str", "function", "callable", "module", "class")  # what a `type` check's `is` names
 
 
 def _type_matches(value, name):
@@ -54,6 +54,8 @@ def _type_matches(value, name):
         return isinstance(value, float)
     if name == "str":
         return isinstance(value, str)
+    if name == "function":  # what a user calls as one: not an object that is callable and also something else
+        return inspect.isfunction(value) or (inspect.ismethod(value) and inspect.isfunction(value.__func__))
     if name == "callable":
         return callable(value) and not inspect.isclass(value)
     if name == "module":
@@ -64,7 +66,7 @@ def _type_matches(value, name):
 
 
 def _type_name(value):
-    for name in ("bool", "int", "float", "str", "module", "class", "callable"):  # TYPE_NAMES, most specific first
+    for name in ("bool", "int", "float", "str", "module", "class", "function", "callable"):  # TYPE_NAMES, most specific first
         if _type_matches(value, name):
             return name
     return type(value).__name__
@@ -444,8 +446,9 @@ CHECK_KINDS = {kind.name: kind for kind in (
                    'compares by `str()`; lists compare element-wise. A read that raises (a property refusing) '
                    'fails at the check\'s own test, as with `type`; a name that is gone is a crash.')),
     CheckKind("type", "path", _run_type, companion="is", holds="type-name",
-              doc=('T is `bool`, `int` (not bool), `float`, `str`, `callable` (not a class), `module` or '
-                   '`class`. A read that raises fails at the check\'s own test.')),
+              doc=('T is `bool`, `int` (not bool), `float`, `str`, `function` (a Python function, or a method bound '
+                   'to one: not a callable object), `callable` (not a class), `module` or `class`. A read that raises '
+                   'fails at the check\'s own test.')),
     CheckKind("signature", "path", _run_signature, companion="params", holds="names",
               doc=('`inspect.signature(obj)` has exactly these parameter names in this order, and so does the function a '
                    'user calls: a call may go through no wrapper (`functools.wraps` makes `inspect.signature` show what '
