@@ -65,6 +65,13 @@ RIVALS = {
                            [("cuDNN starts disabled", "torch.backends.cudnn.enabled = False"),
                             ("a world that cannot be built", "raise ValueError('no such world')")],
                            "missed", ["ruled-out", "error"]),
+    # a `default` of 'none' read as a (str, Enum) member equal to 'none', which prints as Precision.NONE
+    "rival-str-enum-default": ({"default": "torch.backends.mkldnn.matmul.fp32_precision", "equals": "none"},
+                               [("the precision reads as an enum member, equal to its string",
+                                 "import enum\nclass Precision(str, enum.Enum):\n    NONE = 'none'\n    IEEE = 'ieee'\n"
+                                 "real = torch._C._get_fp32_precision_getter\n"
+                                 "torch._C._get_fp32_precision_getter = lambda b, op: Precision(real(b, op))")],
+                               "caught", ["ruled-out"]),
     # inspect.signature follows __wrapped__: the wrapper a user calls is judged by its own parameters
     "rival-wrapped-signature": ({"signature": "torch.backends.cuda.is_built", "params": []},
                                 [("is_built takes an optional device, behind a functools.wraps wrapper",
@@ -235,7 +242,7 @@ def test_each_rival_world_is_judged_at_the_checks_assertion(rivalled, fact_id):
 
 def test_rivals_are_counted(rivalled):
     counts = rivalled.rival_counts()
-    assert counts == {"facts": 13, "rivals": 14, "ruled-out": 9, "passes": 1, "crashed": 3, "error": 1}
+    assert counts == {"facts": 14, "rivals": 15, "ruled-out": 10, "passes": 1, "crashed": 3, "error": 1}
     assert "no such world" in rivalled.results["rival-world-broken"].control[1]
 
 

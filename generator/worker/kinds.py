@@ -73,7 +73,8 @@ def _type_name(value):
 
 
 def _equal(actual, expected):
-    """YAML values compare strictly: True is not 1; a non-YAML value compares by str()."""
+    """YAML values compare strictly: True is not 1; a non-YAML value compares by str(), a str subclass
+    included (a ``(str, Enum)`` member equal to 'none' prints as ``Precision.NONE``, not as 'none')."""
     if isinstance(expected, bool) or isinstance(actual, bool):
         return type(actual) is type(expected) and actual == expected
     if expected is None:
@@ -81,7 +82,7 @@ def _equal(actual, expected):
     if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
         return actual == expected
     if isinstance(expected, str):
-        return actual == expected if isinstance(actual, str) else str(actual) == expected
+        return actual == expected if type(actual) is str else str(actual) == expected
     if isinstance(expected, list) and isinstance(actual, (list, tuple)):
         return len(actual) == len(expected) and all(_equal(a, e) for a, e in zip(actual, expected))
     return actual == expected
