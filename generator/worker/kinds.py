@@ -443,8 +443,9 @@ CHECK_KINDS = {kind.name: kind for kind in (
                    'is missing too the result is `error` (a typo must not pass as "absent").')),
     CheckKind("default", "path", _run_default, companion="equals", holds="value", rank=0, read_as="value",
               doc=('the value read in a pristine interpreter (before any other check ran) equals VALUE. '
-                   'Strict for booleans (`True` is not `1`) and `null`; a non-YAML value (an enum, a dtype) '
-                   'compares by `str()`; lists compare element-wise. A read that raises (a property refusing) '
+                   'Strict for booleans (`True` is not `1`) and `null`; a non-YAML value (an enum, a dtype, a '
+                   '`str` subclass) compares by `str()`, what it prints; lists compare element-wise. A read that '
+                   'raises (a property refusing) '
                    'fails at the check\'s own test, as with `type`; a name that is gone is a crash.')),
     CheckKind("type", "path", _run_type, companion="is", holds="type-name",
               doc=('T is `bool`, `int` (not bool), `float`, `str`, `function` (a Python function, or a method bound '
