@@ -42,7 +42,8 @@ def resolve(path):
     return obj
 
 
-TYPE_NAMES = ("bool", "int", "float", "str", "function", "callable", "module", "class")  # what a `type` check's `is` names
+# what a `type` check's `is` names, most specific first: `_type_name` calls a value by the first that matches
+TYPE_NAMES = ("bool", "int", "float", "str", "module", "class", "function", "callable")
 
 
 def _type_matches(value, name):
@@ -66,7 +67,7 @@ def _type_matches(value, name):
 
 
 def _type_name(value):
-    for name in ("bool", "int", "float", "str", "module", "class", "function", "callable"):  # TYPE_NAMES, most specific first
+    for name in TYPE_NAMES:
         if _type_matches(value, name):
             return name
     return type(value).__name__
@@ -445,8 +446,8 @@ CHECK_KINDS = {kind.name: kind for kind in (
               doc=('the value read in a pristine interpreter (before any other check ran) equals VALUE. '
                    'Strict for booleans (`True` is not `1`) and `null`; a non-YAML value (an enum, a dtype, a '
                    '`str` subclass) compares by `str()`, what it prints; lists compare element-wise. A read that '
-                   'raises (a property refusing) '
-                   'fails at the check\'s own test, as with `type`; a name that is gone is a crash.')),
+                   'raises (a property refusing) fails at the check\'s own test, as with `type`; a name that is '
+                   'gone is a crash.')),
     CheckKind("type", "path", _run_type, companion="is", holds="type-name",
               doc=('T is `bool`, `int` (not bool), `float`, `str`, `function` (a Python function, or a method bound '
                    'to one: not a callable object), `callable` (not a class), `module` or `class`. A read that raises '
